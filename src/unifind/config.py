@@ -1,0 +1,70 @@
+"""Settings: defaults < YAML file < environment (``UNIFIND_*``) < explicit arguments."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from unifind.errors import ConfigError
+
+
+class KBSettings(BaseModel):
+    """Knowledge-base defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    store: str = "sqlite"
+    embedder: str = "bge-small-en-v1.5"
+    """Embedder for new collections: a registered name, ``onnx:/path`` or ``openai:model``."""
+    chunk_chars: int = Field(default=1200, ge=100)
+    chunk_overlap: int = Field(default=150, ge=0)
+    rrf_k: int = Field(default=60, ge=1)
+    candidates: int = Field(default=100, ge=1)
+    """How many hits each of the lexical and dense legs contributes to fusion."""
+    rerank: str | None = None
+    """Reranker applied when a request asks for ``rerank=True``."""
+
+
+class Settings(BaseModel):
+    """Everything unifind reads from configuration."""
+
+    model_config = ConfigDict(extra="allow")
+
+    home: Path = Field(default_factory=lambda: Path("~/.unifind").expanduser())
+    """Where the embedded store lives (``UNIFIND_HOME``)."""
+    kb: KBSettings = Field(default_factory=KBSettings)
+    web: dict[str, Any] = Field(default_factory=dict)
+    db: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def kb_path(self) -> Path:
+        return self.home / "kb.sqlite"
+
+
+def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) -> Settings:
+    """Read settings from ``path`` (or ``UNIFIND_CONFIG``), then the environment."""
+    data: dict[str, Any] = {}
+    path = path or os.environ.get("UNIFIND_CONFIG")
+    if path:
+        try:
+            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"cannot read config {path}: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"config {path} must be a mapping, got {type(loaded).__name__}")
+        data.update(loaded)
+    if home := os.environ.get("UNIFIND_HOME"):
+        data["home"] = home
+    if emb := os.environ.get("UNIFIND_EMBEDDER"):
+        data.setdefault("kb", {})["embedder"] = emb
+    data.update(overrides)
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid configuration: {exc}") from exc
+    settings.home = Path(settings.home).expanduser()
+    return settings

@@ -1,0 +1,1 @@
+"""Pure ranking (L2): fusion, dedupe, the rerank contract."""

@@ -1,0 +1,1 @@
+"""Fakes and conformance suites shipped for users' own plug-ins and tests."""

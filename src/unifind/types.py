@@ -1,0 +1,242 @@
+"""The vocabulary every leg speaks: requests, items, leg reports and results (DESIGN §1, §3).
+
+Values are immutable pydantic models; they print as readable JSON with ``model_dump_json``.
+This module does no I/O.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
+
+Leg = Literal["web", "kb", "db"]
+Source = Literal["user", "hook", "auto"]
+KBMode = Literal["auto", "text", "semantic", "hybrid"]
+
+LEGS: tuple[str, ...] = ("web", "kb", "db")
+SOURCE_WEIGHTS: dict[str, float] = {"user": 1.0, "hook": 0.8, "auto": 0.6}
+
+#: Longest query accepted as is; longer ones are cut here and the cut is reported.
+MAX_QUERY_CHARS = 4096
+
+
+class Status(str, Enum):
+    """What happened to one backend of a request."""
+
+    OK = "ok"
+    """It ran and answered (possibly with zero hits)."""
+    DEGRADED = "degraded"
+    """It is configured but failed; ``reason`` and ``error`` say why."""
+    DISABLED = "disabled"
+    """It is not configured or provisioned here; not a fault."""
+    SKIPPED = "skipped"
+    """The request excluded it, or a race/any finished first (reason ``cancelled``)."""
+
+
+class Reason(str, Enum):
+    """Machine-readable cause of a non-ok status."""
+
+    TIMEOUT = "timeout"
+    RATE_LIMITED = "rate_limited"
+    AUTH = "auth"
+    NO_KEY = "no_key"
+    BAD_RESPONSE = "bad_response"
+    UNREACHABLE = "unreachable"
+    CANCELLED = "cancelled"
+    FORBIDDEN = "forbidden"
+    NOT_CONFIGURED = "not_configured"
+    NOT_REQUESTED = "not_requested"
+    ERROR = "error"
+
+
+class Overall(str, Enum):
+    """The status of a whole answer."""
+
+    OK = "ok"
+    """Every consulted backend answered."""
+    PARTIAL = "partial"
+    """Some failed; the items are the survivors'."""
+    UNAVAILABLE = "unavailable"
+    """Nothing answered; the items are empty and the reports say why."""
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Match(_Value):
+    """One backend's vote for an item: where it ranked it and with what raw score."""
+
+    leg: str
+    backend: str
+    rank: int
+    """1-based rank in that backend's list."""
+    score: float
+    """The backend's own score (BM25, cosine, logit, ...); scales differ across backends."""
+
+
+class Item(_Value):
+    """One hit, from any leg."""
+
+    type: Leg
+    title: str = ""
+    content: str = ""
+    """Text to show an LLM: a snippet, a chunk, or a row rendered as one line."""
+    score: float = 0.0
+    """The fused score within its result (higher is better)."""
+    source: Source = "auto"
+    weight: float = 1.0
+    """The source weight times any per-leg weight."""
+    citation_id: str | None = None
+    """Set once the item becomes a reference (``ref_001``...)."""
+    url: str | None = None
+    document_id: str | None = None
+    collection: str | None = None
+    chunk_id: str | None = None
+    span: tuple[int, int] | None = None
+    """Character offsets ``[start, end)`` of this chunk inside its document's text."""
+    model: str | None = None
+    record_id: str | None = None
+    data: dict[str, Any] | None = None
+    """The whole DB row, for db items."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    matched: tuple[Match, ...] = ()
+    """Provenance: every backend that returned this item."""
+
+    @property
+    def key(self) -> str:
+        """Identity used for dedupe: canonical URL, chunk id, or model + record id."""
+        if self.type == "kb" and self.chunk_id:
+            return f"kb:{self.collection}:{self.chunk_id}"
+        if self.type == "db" and self.record_id is not None:
+            return f"db:{self.model}:{self.record_id}"
+        return f"{self.type}:{self.url or self.title}"
+
+
+class LegReport(_Value):
+    """What one backend did for a request. Every considered backend gets one."""
+
+    leg: Leg
+    backend: str
+    """Provider (``duckduckgo``), collection (``docs``) or model (``products``)."""
+    stage: str | None = None
+    """For multi-stage legs: ``lexical``, ``vector``, ``rerank``, ``graph``."""
+    status: Status
+    reason: Reason | None = None
+    error: str | None = None
+    """Human text for non-ok statuses, naming the backend."""
+    hits: int = 0
+    took_ms: float = 0.0
+    note: str | None = None
+    """Why this backend was chosen, a cache hit, a truncation: facts worth showing."""
+
+    @model_validator(mode="after")
+    def _non_ok_has_reason(self) -> LegReport:
+        if self.status is not Status.OK and self.reason is None:
+            raise ValueError(f"a {self.status.value} report needs a reason")
+        if self.status is Status.DEGRADED and not self.error:
+            raise ValueError("a degraded report needs an error text")
+        return self
+
+
+def overall_status(reports: tuple[LegReport, ...] | list[LegReport]) -> Overall:
+    """Overall status: consulted = ok or degraded; disabled/skipped do not count as faults."""
+    ok = any(r.status is Status.OK for r in reports)
+    failed = any(r.status is Status.DEGRADED for r in reports)
+    if ok and not failed:
+        return Overall.OK
+    if ok and failed:
+        return Overall.PARTIAL
+    return Overall.UNAVAILABLE
+
+
+_LEG_ONLY_OPTIONS: dict[str, str] = {
+    "collections": "kb", "mode": "kb", "filters": "kb",
+    "provider": "web", "sites": "web", "time_range": "web", "engine": "web",
+    "models": "db", "uses": "db", "strict": "db", "dsl": "db",
+}  # fmt: skip
+
+
+class SearchRequest(_Value):
+    """One search on one leg. Options that don't apply to ``type`` are refused."""
+
+    type: Leg
+    query: str
+    limit: int = Field(default=10, ge=1, le=1000)
+    offset: int = Field(default=0, ge=0)
+    source: Source = "hook"
+    weight: float | None = Field(default=None, ge=0)
+    """Per-request weight; defaults to the source weight."""
+    timeout_s: float | None = Field(default=None, gt=0)
+    # kb
+    collections: tuple[str, ...] | None = None
+    mode: KBMode | None = None
+    threshold: float | None = None
+    """Drop hits whose backend score is below this (cosine for semantic, fused otherwise)."""
+    filters: dict[str, Any] | None = None
+    """Document metadata filters: ``{"lang": "en"}`` or ``{"tag": ["a", "b"]}`` (any of)."""
+    rerank: bool | str | None = None
+    # web
+    provider: str | None = None
+    sites: tuple[str, ...] | None = None
+    time_range: Literal["day", "week", "month", "year"] | None = None
+    engine: str | None = None
+    # db
+    models: tuple[str, ...] | None = None
+    uses: str | None = None
+    strict: bool | None = None
+    dsl: dict[str, Any] | None = None
+    """Preset QueryDSL parts (``select``, ``wheres``, ``orders``) combined with the generated."""
+
+    @field_validator("query")
+    @classmethod
+    def _query_not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the query is empty: say what to search for")
+        return v
+
+    @model_validator(mode="after")
+    def _options_fit_leg(self) -> SearchRequest:
+        for name, leg in _LEG_ONLY_OPTIONS.items():
+            if getattr(self, name) is not None and leg != self.type:
+                raise ValueError(f"option {name!r} applies to {leg} requests, not {self.type}")
+        return self
+
+    @property
+    def effective_weight(self) -> float:
+        return self.weight if self.weight is not None else SOURCE_WEIGHTS[self.source]
+
+
+class SearchResult(_Value):
+    """The answer to one request: items, one report per considered backend, overall status."""
+
+    type: Leg
+    query: str
+    items: tuple[Item, ...] = ()
+    reports: tuple[LegReport, ...] = ()
+    took_ms: float = 0.0
+    total: int | None = None
+    """Hits before ``limit``/``offset`` when the backend knows it."""
+    notes: tuple[str, ...] = ()
+    """Request-level facts: a truncated query, an ignored option."""
+    keywords: tuple[str, ...] | None = None
+    dsl: dict[str, Any] | None = None
+    entities: tuple[dict[str, Any], ...] | None = None
+    relations: tuple[dict[str, Any], ...] | None = None
+    graph_nodes: tuple[dict[str, Any], ...] | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> Overall:
+        """``ok`` / ``partial`` / ``unavailable``, derived from the reports."""
+        return overall_status(self.reports)
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Overall.OK
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (the overall status included)."""
+        return self.model_dump(mode="json", exclude_none=True)
