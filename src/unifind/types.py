@@ -159,6 +159,14 @@ _LEG_ONLY_OPTIONS: dict[str, str] = {
 }  # fmt: skip
 
 
+class Principal(_Value):
+    """Who is asking, from the authenticated caller, never from a request field (DESIGN §10)."""
+
+    tenant: str | None = None
+    user: str | None = None
+    roles: tuple[str, ...] = ()
+
+
 class SearchRequest(_Value):
     """One search on one leg. Options that don't apply to ``type`` are refused."""
 
