@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -25,8 +25,13 @@ class KBSettings(BaseModel):
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=100, ge=1)
     """How many hits each of the lexical and dense legs contributes to fusion."""
+    fusion: Literal["rrf", "convex"] = "rrf"
+    """How lexical and dense runs are fused: RRF (k=rrf_k) or min-max convex."""
     rerank: str | None = None
-    """Reranker applied when a request asks for ``rerank=True``."""
+    """Reranker applied when a request asks for ``rerank=True`` (default cross-encoder)."""
+    rerank_depth: int = Field(default=50, ge=1)
+    rerank_fusion: Literal["rrf", "replace"] = "rrf"
+    """``rrf`` fuses the reranker's order with the retrieval order; ``replace`` trusts it alone."""
 
 
 class Settings(BaseModel):

@@ -66,6 +66,9 @@ def resolve_embedder(spec: str, **options: Any) -> Embedder:
     ``/embeddings`` endpoint (base URL and key from options or the environment).
     """
     name, _, arg = spec.partition(":")
+    # A recorded spec carries a fingerprint after "@" (model hash, endpoint host); the
+    # factory takes the part before it, and the caller compares the rebuilt spec in full.
+    arg = arg.rpartition("@")[0] if "@" in arg else arg
     factory = registry("embedders").get(name)
     emb: Embedder = factory(arg, **options) if arg else factory(**options)
     return emb

@@ -1,0 +1,99 @@
+"""Shared CLI output: JSON, result listings, leg reports, errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from unifind.errors import InputError, UnifindError
+from unifind.types import Overall, SearchResult, Status
+
+console = Console(highlight=False, soft_wrap=False)
+err_console = Console(stderr=True, highlight=False)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_STATUS_STYLE = {
+    Status.OK: "green", Status.DEGRADED: "red", Status.DISABLED: "dim", Status.SKIPPED: "yellow",
+    Overall.OK: "green", Overall.PARTIAL: "yellow", Overall.UNAVAILABLE: "red",
+}  # fmt: skip
+
+
+def print_json(data: Any) -> None:
+    """Machine output: plain JSON on stdout, nothing else."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+@contextmanager
+def friendly_errors() -> Iterator[None]:
+    """Turn unifind errors into a one-line message and an exit code (2 input, 1 other)."""
+    try:
+        yield
+    except InputError as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    except UnifindError as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from exc
+    except ValueError as exc:  # pydantic validation of a request: bad input
+        msg = str(exc).splitlines()
+        detail = "; ".join(line.strip() for line in msg[1:] if line.startswith("  ")) or str(exc)
+        err_console.print(f"[red]error:[/red] {escape(detail)}")
+        raise typer.Exit(2) from exc
+
+
+def _snippet(text: str, width: int = 240) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def print_result(result: SearchResult) -> None:
+    """Human output: ranked items with provenance, then every backend's report."""
+    if result.notes:
+        for note in result.notes:
+            console.print(f"[yellow]note:[/yellow] {escape(note)}")
+    if not result.items:
+        console.print("[bold]No results.[/bold]")
+    for i, item in enumerate(result.items, start=1 + 0):
+        where = item.url or (item.metadata.get("source") if item.metadata else None) or ""
+        via = ", ".join(f"{m.backend} #{m.rank}" for m in item.matched)
+        console.print(
+            f"[bold cyan]{i}.[/bold cyan] [bold]{escape(item.title or '(untitled)')}[/bold] "
+            f"[dim]score {item.score:.4f}[/dim]"
+        )
+        if where:
+            console.print(f"   [blue]{escape(str(where))}[/blue]")
+        console.print(f"   {escape(_snippet(item.content))}")
+        if via:
+            console.print(f"   [dim]matched: {escape(via)}[/dim]")
+    print_reports(result)
+
+
+def print_reports(result: SearchResult) -> None:
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("leg", "backend", "stage", "status", "reason", "hits", "ms", "detail"):
+        table.add_column(col)
+    for r in result.reports:
+        style = _STATUS_STYLE.get(r.status, "")
+        table.add_row(
+            r.leg, escape(r.backend), r.stage or "", f"[{style}]{r.status.value}[/{style}]",
+            r.reason.value if r.reason else "", str(r.hits), f"{r.took_ms:.1f}",
+            escape(r.error or r.note or ""),
+        )  # fmt: skip
+    console.print()
+    console.print(table)
+    style = _STATUS_STYLE[result.status]
+    shown = len(result.items)
+    total = f" of {result.total}" if result.total is not None else ""
+    console.print(
+        f"[bold]status:[/bold] [{style}]{result.status.value}[/{style}] · "
+        f"{shown}{total} results · {result.took_ms:.1f} ms"
+    )

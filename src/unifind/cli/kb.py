@@ -1,0 +1,156 @@
+"""`unifind kb ...`: collections, ingest, documents on the configured store."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from unifind import KnowledgeBase, load_settings
+from unifind.cli._out import console, err_console, friendly_errors, print_json
+from unifind.kb.ingest import FileOutcome, IngestReport, expand_paths
+
+kb_app = typer.Typer(help="Knowledge-base collections: create, ingest, list, delete.",
+                     no_args_is_help=True)  # fmt: skip
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+Name = Annotated[str, typer.Argument(help="Collection name.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(kb_app, name="kb")
+
+
+def _open() -> KnowledgeBase:
+    return KnowledgeBase.open(load_settings())
+
+
+@kb_app.command("create")
+def create(
+    name: Name,
+    embedder: Annotated[
+        str, typer.Option(help="Embedder spec: bge-small-en-v1.5, onnx:/dir, openai:model.")
+    ] = "default",
+    no_embedder: Annotated[
+        bool, typer.Option("--no-embedder", help="Lexical only (no vectors).")
+    ] = False,
+    description: Annotated[str, typer.Option(help="What the collection holds.")] = "",
+    exist_ok: Annotated[bool, typer.Option("--exist-ok", help="No error if it exists.")] = False,
+) -> None:
+    """Create a collection in the store (the embedded SQLite file by default)."""
+    with friendly_errors(), _open() as kb:
+        info = kb.create(name, embedder=None if no_embedder else embedder,
+                         description=description, exist_ok=exist_ok)  # fmt: skip
+        console.print(f"created collection [bold]{escape(info.name)}[/bold] "
+                      f"(embedder: {info.embedder or 'none'}, analyzer: {info.analyzer})")  # fmt: skip
+
+
+@kb_app.command("ingest")
+def ingest(
+    name: Name,
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders (txt, md, html, pdf, docx).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Ingest files; a bad file is reported by name and the rest are ingested."""
+    with friendly_errors(), _open() as kb:
+        kb.collection(name)  # unknown collection → error listing the existing ones
+        files, _missing = expand_paths(paths)
+        with Progress(
+            TextColumn("[bold]ingest[/bold]"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), TextColumn("{task.description}"),
+            console=err_console, transient=True, disable=as_json,
+        ) as bar:  # fmt: skip
+            task = bar.add_task("", total=len(files) + len(_missing))
+
+            def tick(outcome: FileOutcome) -> None:
+                bar.update(task, advance=1, description=escape(Path(outcome.path).name))
+
+            report = kb.ingest(name, paths, progress=tick)
+    if as_json:
+        print_json({"outcomes": [asdict(o) for o in report.outcomes], **_counts(report)})
+    else:
+        _print_report(report)
+    if report.outcomes and report.failed == len(report.outcomes):
+        raise typer.Exit(1)
+
+
+def _counts(report: IngestReport) -> dict[str, int]:
+    return {k: getattr(report, k) for k in ("added", "replaced", "unchanged", "failed")}
+
+
+def _print_report(report: IngestReport) -> None:
+    style = {"added": "green", "replaced": "cyan", "unchanged": "dim", "failed": "red"}
+    for o in report.outcomes:
+        s = style[o.status]
+        detail = f"{o.chunks} chunks" if o.status != "failed" else (o.error or "")
+        console.print(f"[{s}]{o.status:>9}[/{s}]  {escape(o.path)}  [dim]{escape(detail)}[/dim]")
+    c = _counts(report)
+    console.print(", ".join(f"{v} {k}" for k, v in c.items()))
+
+
+@kb_app.command("list")
+def list_(as_json: JsonOpt = False) -> None:
+    """List collections with their embedder and sizes."""
+    with friendly_errors(), _open() as kb:
+        infos = kb.collections()
+    if as_json:
+        print_json([asdict(i) for i in infos])
+        return
+    if not infos:
+        console.print("no collections yet: [bold]unifind kb create NAME[/bold]")
+        return
+    table = Table("name", "documents", "chunks", "embedder", "analyzer", "description", box=None)
+    for i in infos:
+        table.add_row(escape(i.name), str(i.documents), str(i.chunks), i.embedder or "none",
+                      i.analyzer, escape(i.description))  # fmt: skip
+    console.print(table)
+
+
+@kb_app.command("docs")
+def docs(
+    name: Name,
+    limit: Annotated[int, typer.Option(min=1, help="How many documents.")] = 100,
+    offset: Annotated[int, typer.Option(min=0, help="Skip this many.")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """List a collection's documents."""
+    with friendly_errors(), _open() as kb:
+        found = kb.documents(name, limit=limit, offset=offset)
+    if as_json:
+        print_json([asdict(d) for d in found])
+        return
+    table = Table("document_id", "title", "chunks", "chars", "updated", box=None)
+    for d in found:
+        table.add_row(escape(d.document_id), escape(d.title), str(d.chunks), str(d.text_chars),
+                      d.updated_at)  # fmt: skip
+    console.print(table)
+
+
+@kb_app.command("rm")
+def rm(name: Name, document_id: Annotated[str, typer.Argument(help="Document id (see kb docs).")]) -> None:
+    """Remove one document from a collection (from every index)."""
+    with friendly_errors(), _open() as kb:
+        if not kb.remove(name, document_id):
+            err_console.print(f"[red]error:[/red] no document {document_id!r} in {name!r} "
+                              f"(see: unifind kb docs {name})")  # fmt: skip
+            raise typer.Exit(2)
+    console.print(f"removed {escape(document_id)}")
+
+
+@kb_app.command("delete")
+def delete(
+    name: Name,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Don't ask for confirmation.")] = False,
+) -> None:
+    """Delete a collection and all its documents."""
+    with friendly_errors(), _open() as kb:
+        info = kb.collection(name)
+        if not yes:
+            typer.confirm(f"delete {name!r} and its {info.documents} documents?", abort=True)
+        kb.delete(name)
+    console.print(f"deleted collection {escape(name)}")

@@ -1,0 +1,203 @@
+"""QueryDSL: the typed JSON a question becomes before any SQL exists (DESIGN §7).
+
+The shape follows the seeds' gou QueryDSL (``select``, ``wheres`` with ``field, op, value,
+or, wheres``, ``orders`` with ``field, sort``, ``limit``, ``offset``). A list of wheres reads
+like SQL without parentheses: ``or: true`` joins a condition to the one before it with OR,
+and AND binds tighter, so ``[a, b, {or: c}]`` means ``(a AND b) OR c``. A where with nested
+``wheres`` is a parenthesised group. ``notlike`` is our one addition, for negated keywords.
+
+:func:`validate_dsl` checks a DSL against a :class:`~unifind.db.models.Model` and coerces
+values to the column types; everything it rejects raises InputError naming what is allowed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from unifind.db.models import Column, Model
+from unifind.errors import InputError
+
+Op = Literal[
+    "=", "!=", ">", ">=", "<", "<=", "like", "notlike", "in", "notin", "null", "notnull",
+    "between",
+]  # fmt: skip
+OPS: tuple[str, ...] = get_args(Op)
+
+#: gou's spelled-out operator names, accepted on input and normalised.
+OP_ALIASES = {"eq": "=", "ne": "!=", "neq": "!=", "gt": ">", "ge": ">=", "gte": ">=",
+              "lt": "<", "le": "<=", "lte": "<=", "match": "like", "<>": "!=", "==": "="}  # fmt: skip
+
+#: Most values an ``in`` list may carry: bound parameters are cheap, unbounded lists are not.
+MAX_IN_VALUES = 1000
+MAX_NESTING = 8
+
+_NUMERIC = {"integer", "number"}
+_ORDERED = _NUMERIC | {"date", "datetime", "string"}
+
+
+class _DSL(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Where(_DSL):
+    """One condition, or a parenthesised group of them (``wheres``)."""
+
+    field: str | None = None
+    op: Op = "="
+    value: Any = None
+    or_: bool = Field(default=False, alias="or")
+    """Join to the previous condition with OR instead of AND."""
+    wheres: tuple[Where, ...] | None = None
+
+
+class Order(_DSL):
+    """One sort key."""
+
+    field: str
+    sort: Literal["asc", "desc"] = "asc"
+
+
+class QueryDSL(_DSL):
+    """A read query over one model. No part of it is SQL text."""
+
+    model: str | None = None
+    select: tuple[str, ...] | None = None
+    """Columns to return; all declared columns when omitted."""
+    wheres: tuple[Where, ...] = ()
+    orders: tuple[Order, ...] = ()
+    limit: int | None = Field(default=None, ge=1)
+    offset: int | None = Field(default=None, ge=0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, with ``or`` spelled as in the wire format."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+
+
+def parse_dsl(data: dict[str, Any] | QueryDSL) -> QueryDSL:
+    """Parse a DSL dict (normalising gou operator names); malformed input raises InputError."""
+    if isinstance(data, QueryDSL):
+        return data
+    if not isinstance(data, dict):
+        raise InputError(f"a QueryDSL must be a JSON object, got {type(data).__name__}")
+    try:
+        return QueryDSL.model_validate(_normalise(data))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'dsl'}: {e['msg']}" for e in exc.errors()
+        )
+        raise InputError(
+            f"malformed QueryDSL: {problems}. Keys: model, select, wheres (field, op, value, "
+            f"or, wheres), orders (field, sort), limit, offset; ops: {' '.join(OPS)}"
+        ) from exc
+
+
+def _normalise(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_normalise(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _normalise(v) if k in ("wheres", "orders") else v for k, v in node.items()}
+    if isinstance(out.get("op"), str):
+        op = out["op"].strip().lower()
+        out["op"] = OP_ALIASES.get(op, op)
+    if isinstance(out.get("sort"), str):
+        out["sort"] = out["sort"].strip().lower()
+    return out
+
+
+def validate_dsl(dsl: QueryDSL | dict[str, Any], model: Model) -> QueryDSL:
+    """Check every name against ``model`` and coerce values; raises InputError listing options."""
+    dsl = parse_dsl(dsl)
+    if dsl.model is not None and dsl.model != model.name:
+        raise InputError(f"this QueryDSL targets model {dsl.model!r}, not {model.name!r}")
+    for name in dsl.select or ():
+        _column(model, name, "select")
+    for order in dsl.orders:
+        _column(model, order.field, "orders")
+    wheres = tuple(_check_where(w, model, 1) for w in dsl.wheres)
+    return dsl.model_copy(update={"wheres": wheres, "model": model.name})
+
+
+def _column(model: Model, name: str, where: str) -> Column:
+    if name not in model.columns:
+        raise InputError(
+            f"unknown field {name!r} in {where} of model {model.name!r}; "
+            f"allowed: {', '.join(model.columns)}"
+        )
+    return model.columns[name]
+
+
+def _check_where(w: Where, model: Model, depth: int) -> Where:
+    if depth > MAX_NESTING:
+        raise InputError(f"wheres nested deeper than {MAX_NESTING} levels")
+    if w.wheres is not None:
+        if w.field is not None:
+            raise InputError("a where has either a field or nested wheres, not both")
+        return w.model_copy(update={"wheres": tuple(_check_where(x, model, depth + 1) for x in w.wheres)})
+    if w.field is None:
+        raise InputError("a where needs a field (or nested wheres)")
+    col = _column(model, w.field, "wheres")
+    return w.model_copy(update={"value": _check_value(w.op, w.value, col, model)})
+
+
+def _check_value(op: str, value: Any, col: Column, model: Model) -> Any:
+    where = f"{model.name}.{col.name} ({col.type})"
+    if op in ("null", "notnull"):
+        return None
+    if op in ("like", "notlike"):
+        if col.type != "string":
+            raise InputError(f"{op} needs a text field; {where} is not; use = or a range")
+        return _scalar(value, col, where)
+    if op in (">", ">=", "<", "<=") and col.type not in _ORDERED:
+        raise InputError(f"{op} does not apply to {where}; use = or !=")
+    if op in ("in", "notin"):
+        if not isinstance(value, list | tuple) or not value or len(value) > MAX_IN_VALUES:
+            raise InputError(f"{op} on {where} needs a list of 1 to {MAX_IN_VALUES} values")
+        return [_scalar(v, col, where) for v in value]
+    if op == "between":
+        if not isinstance(value, list | tuple) or len(value) != 2:
+            raise InputError(f"between on {where} needs a [low, high] pair")
+        return [_scalar(v, col, where) for v in value]
+    return _scalar(value, col, where)
+
+
+def _scalar(value: Any, col: Column, where: str) -> Any:
+    if isinstance(value, dict | list | tuple) or value is None:
+        raise InputError(f"{where} needs a single value, got {value!r}; use null/notnull for NULL")
+    try:
+        return _coerce(value, col.type or "string")
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{value!r} is not a valid {col.type} for {where}") from exc
+
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def _coerce(value: Any, kind: str) -> Any:
+    if kind == "string":
+        return str(value)
+    if kind == "boolean":
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+            return value.lower() in ("true", "1")
+        if isinstance(value, bool | int):
+            return bool(value)
+        raise ValueError(value)
+    if kind == "integer":
+        if isinstance(value, bool):
+            raise ValueError(value)
+        number = float(value)
+        return int(number) if number.is_integer() else number
+    if kind == "number":
+        if isinstance(value, bool):
+            raise ValueError(value)
+        return float(value)
+    text = str(value)
+    if not _DATE.match(text):
+        raise ValueError(value)
+    if kind == "date":
+        return dt.date.fromisoformat(text[:10])
+    return dt.datetime.fromisoformat(text)

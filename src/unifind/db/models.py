@@ -1,0 +1,294 @@
+"""Declared DB models: the only tables, views and columns the DB leg may touch (DESIGN §7).
+
+A model is declared in YAML or Python::
+
+    products:
+      table: products
+      description: Items for sale
+      aliases: [product, 产品, 商品]
+      title: name
+      columns:
+        name: {searchable: true, description: Product name}
+        price: {unit: USD, aliases: [cost, 价格]}
+        category: {values: {laptop: [laptops, notebook, 笔记本]}}
+        brand: {sample_values: true}
+      permissions: {tenant: tenant_id}
+
+Anything not declared (a column's type, the primary key, a model without ``columns``) is
+filled by introspection through SQLAlchemy (:func:`introspect`). Declared names that the
+database lacks are a :class:`~unifind.errors.ConfigError`, never silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import sqlalchemy as sa
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from unifind.errors import ConfigError, UnknownName
+
+ColumnType = Literal["string", "integer", "number", "boolean", "date", "datetime"]
+
+#: Distinct values sampled per column when ``sample_values`` is set.
+SAMPLE_LIMIT = 50
+
+
+class Column(BaseModel):
+    """One column a model exposes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: ColumnType | None = None
+    """Filled by introspection when not declared."""
+    description: str = ""
+    searchable: bool = False
+    """Text used for keyword (LIKE) matching."""
+    aliases: tuple[str, ...] = ()
+    """Words that name this column in a question ("cost", "价格")."""
+    unit: str | None = None
+    """``USD``/``EUR``/``CNY`` (money), ``kg``, ``stars``...: lets "under $100" find it."""
+    values: dict[str, tuple[str, ...]] | None = None
+    """Enumerated values, each with the words that mean it ("in stock" → ``in_stock``)."""
+    sample_values: bool = False
+    """Fill ``values`` with up to 50 distinct values read from the database."""
+
+    @field_validator("values", mode="before")
+    @classmethod
+    def _values_as_mapping(cls, v: Any) -> Any:
+        # A plain list is the common case: each value is its own only alias.
+        if isinstance(v, list | tuple):
+            return {str(x): () for x in v}
+        return v
+
+
+class Permissions(BaseModel):
+    """Permission columns, compared with the caller's principal (never with request fields)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant: str | None = None
+    """Row visible only when this column equals ``principal.tenant``."""
+    owner: str | None = None
+    """Row visible only when this column equals ``principal.user`` (or the row is public)."""
+    visibility: str | None = None
+    """Row visible when this column is one of ``public_values`` or one of the caller's roles."""
+    public_values: tuple[str, ...] = ("public",)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(c for c in (self.tenant, self.owner, self.visibility) if c)
+
+
+class Model(BaseModel):
+    """A table or view the DB leg may search."""
+
+    name: str
+    table: str = ""
+    """Defaults to ``name``."""
+    db_schema: str | None = Field(default=None, alias="schema")
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    """Words that name this model in a question ("orders", "订单")."""
+    primary_key: str | None = None
+    title: str | None = None
+    """Column used as the item title; defaults to the first searchable column."""
+    columns: dict[str, Column] = Field(default_factory=dict)
+    permissions: Permissions = Field(default_factory=Permissions)
+    permission_types: dict[str, ColumnType] = Field(default_factory=dict)
+    """Types of permission columns not exposed as columns (filled by introspection)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @field_validator("columns", mode="before")
+    @classmethod
+    def _named_columns(cls, v: Any) -> Any:
+        if isinstance(v, list):
+            return {c["name"] if isinstance(c, dict) else str(c): c for c in v}
+        if isinstance(v, dict):
+            return {k: _with_name(k, c) for k, c in v.items()}
+        return v
+
+    def column(self, name: str) -> Column:
+        """The declared column ``name``; an unknown name raises listing the valid ones."""
+        if name not in self.columns:
+            raise UnknownName(f"field of model {self.name!r}", name, self.columns)
+        return self.columns[name]
+
+    @property
+    def searchable(self) -> list[Column]:
+        return [c for c in self.columns.values() if c.searchable]
+
+    @property
+    def title_column(self) -> str | None:
+        if self.title:
+            return self.title
+        first = self.searchable[:1] or [c for c in self.columns.values() if c.type == "string"]
+        return first[0].name if first else None
+
+    def schema_summary(self) -> dict[str, Any]:
+        """A compact description for an LLM prompt or ``unifind db models``."""
+        cols = []
+        for c in self.columns.values():
+            entry: dict[str, Any] = {"name": c.name, "type": c.type}
+            for key in ("description", "unit"):
+                if getattr(c, key):
+                    entry[key] = getattr(c, key)
+            if c.searchable:
+                entry["searchable"] = True
+            if c.values:
+                entry["values"] = list(c.values)
+            cols.append(entry)
+        return {"model": self.name, "description": self.description, "columns": cols}
+
+
+def _with_name(name: str, column: Any) -> Any:
+    if column is None:
+        return {"name": name}
+    if isinstance(column, dict):
+        return {"name": name, **column}
+    return column
+
+
+def load_models(spec: str | Path | Mapping[str, Any] | list[Any]) -> dict[str, Model]:
+    """Models from a YAML path, YAML text, a ``{name: {...}}`` mapping or a list of dicts."""
+    data: Any = spec
+    if isinstance(spec, Path) or (isinstance(spec, str) and "\n" not in spec and ":" not in spec):
+        path = Path(spec)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"cannot read DB models {path}: {exc}") from exc
+    elif isinstance(spec, str):
+        try:
+            data = yaml.safe_load(spec)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"DB models are not valid YAML: {exc}") from exc
+    if isinstance(data, dict) and isinstance(data.get("models"), dict | list):
+        data = data["models"]  # allow a top-level ``models:`` key
+    if isinstance(data, list):
+        data = {m["name"]: m for m in data}
+    if not isinstance(data, dict) or not data:
+        raise ConfigError("DB models must be a non-empty mapping of model name to declaration")
+    models: dict[str, Model] = {}
+    for name, decl in data.items():
+        try:
+            models[name] = Model.model_validate({"name": name, **(decl or {})})
+        except ValidationError as exc:
+            raise ConfigError(f"DB model {name!r} is invalid: {exc}") from exc
+        if not models[name].table:
+            models[name] = models[name].model_copy(update={"table": name})
+    return models
+
+
+def _column_type(satype: Any) -> ColumnType:
+    # Order matters: DateTime is not a Date subclass, Boolean before Integer for some dialects.
+    checks: list[tuple[type[Any], ColumnType]] = [
+        (sa.Boolean, "boolean"),
+        (sa.DateTime, "datetime"),
+        (sa.Date, "date"),
+        (sa.Integer, "integer"),
+        (sa.Numeric, "number"),
+        (sa.Float, "number"),
+    ]
+    for cls, name in checks:
+        if isinstance(satype, cls):
+            return name
+    return "string"
+
+
+def introspect(engine: sa.Engine, models: Mapping[str, Model]) -> dict[str, Model]:
+    """Fill types, primary keys, missing columns and sampled values from the database.
+
+    A model with no declared columns exposes every column (text ones searchable).
+    """
+    insp = sa.inspect(engine)
+    out: dict[str, Model] = {}
+    for name, model in models.items():
+        try:
+            reflected = insp.get_columns(model.table, schema=model.db_schema)
+        except sa.exc.NoSuchTableError as exc:
+            tables = insp.get_table_names(schema=model.db_schema)
+            views = insp.get_view_names(schema=model.db_schema)
+            raise ConfigError(
+                f"DB model {name!r}: table {model.table!r} does not exist; "
+                f"tables: {', '.join(tables) or 'none'}; views: {', '.join(views) or 'none'}"
+            ) from exc
+        out[name] = _fill(model, {c["name"]: _column_type(c["type"]) for c in reflected}, insp)
+    with engine.connect() as conn:
+        for name, model in out.items():
+            out[name] = _sample(conn, model)
+    return out
+
+
+def _fill(model: Model, actual: dict[str, ColumnType], insp: sa.Inspector) -> Model:
+    declared = model.columns or {
+        n: Column(name=n, searchable=t == "string") for n, t in actual.items()
+    }
+    needed = set(declared) | set(model.permissions.columns)
+    if missing := sorted(needed - set(actual)):
+        raise ConfigError(
+            f"DB model {model.name!r}: columns {', '.join(missing)} are not in "
+            f"{model.table!r}; it has: {', '.join(actual)}"
+        )
+    columns = {
+        n: c if c.type else c.model_copy(update={"type": actual[n]}) for n, c in declared.items()
+    }
+    pk = model.primary_key
+    if pk is None:
+        try:
+            keys = insp.get_pk_constraint(model.table, schema=model.db_schema)
+            pk = (keys.get("constrained_columns") or [None])[0]
+        except NotImplementedError:  # views have no constraints on some dialects
+            pk = None
+        pk = pk or ("id" if "id" in actual else None)
+    if pk and pk not in columns:
+        columns = {pk: Column(name=pk, type=actual[pk]), **columns}
+    hidden = {p: actual[p] for p in model.permissions.columns if p not in columns}
+    return model.model_copy(
+        update={"columns": columns, "primary_key": pk, "permission_types": hidden}
+    )
+
+
+def _sample(conn: sa.Connection, model: Model) -> Model:
+    todo = [c for c in model.columns.values() if c.sample_values and not c.values]
+    if not todo:
+        return model
+    table = sql_table(model)
+    columns = dict(model.columns)
+    for col in todo:
+        stmt = (
+            sa.select(table.c[col.name])
+            .where(table.c[col.name].is_not(None))
+            .distinct()
+            .order_by(table.c[col.name])
+            .limit(SAMPLE_LIMIT)
+        )
+        values = {str(v): () for v in conn.execute(stmt).scalars()}
+        columns[col.name] = col.model_copy(update={"values": values})
+    return model.model_copy(update={"columns": columns})
+
+
+_SA_TYPES: dict[str, Any] = {
+    "string": sa.String(),
+    "integer": sa.Integer(),
+    "number": sa.Float(),
+    "boolean": sa.Boolean(),
+    "date": sa.Date(),
+    "datetime": sa.DateTime(),
+}
+
+
+def sql_table(model: Model) -> sa.TableClause:
+    """A lightweight SQLAlchemy table of the model's columns (no reflection at query time)."""
+    cols = [sa.column(c.name, _SA_TYPES[c.type or "string"]) for c in model.columns.values()]
+    extra = [
+        sa.column(p, _SA_TYPES[model.permission_types.get(p, "string")])
+        for p in model.permissions.columns
+        if p not in model.columns
+    ]
+    return sa.table(model.table, *cols, *extra, schema=model.db_schema)

@@ -1,0 +1,240 @@
+"""KB query: lexical ∥ dense per collection, fused, optionally reranked, paged, reported."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from unifind.analysis import get_analyzer
+from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable
+from unifind.kb.base import ChunkRecord, CollectionInfo, Hit
+from unifind.rank.fusion import convex, rrf
+from unifind.types import (
+    MAX_QUERY_CHARS,
+    Item,
+    LegReport,
+    Match,
+    Reason,
+    SearchRequest,
+    SearchResult,
+    Status,
+)
+
+if TYPE_CHECKING:
+    from unifind.kb.service import KnowledgeBase
+
+Key = tuple[str, str]  # (collection, chunk_id)
+
+
+@dataclass
+class _Run:
+    """One backend's ranked hits for one collection."""
+
+    collection: str
+    stage: str
+    hits: list[Hit] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.collection}/{self.stage}"
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def _report(coll: str, stage: str, status: Status, **kw: Any) -> LegReport:
+    return LegReport(leg="kb", backend=coll, stage=stage, status=status, **kw)
+
+
+def clip_query(query: str) -> tuple[str, tuple[str, ...]]:
+    """Cut an over-long query (a pasted document) to MAX_QUERY_CHARS and say so."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return query, ()
+    note = f"query truncated from {len(query):,} to {MAX_QUERY_CHARS:,} characters"
+    return query[:MAX_QUERY_CHARS], (note,)
+
+
+def _plan(kb: KnowledgeBase, info: CollectionInfo, mode: str) -> tuple[bool, Any, LegReport | None]:
+    """Which stages run for a collection: (lexical?, embedder or None, vector report if not run)."""
+    name = info.name
+    if mode in ("semantic", "hybrid") and info.embedder is None:
+        raise ModeUnavailable(
+            f"collection {name!r} has no embedder, so {mode} search can't run on it; "
+            "use --mode text (or auto), or re-create it with an embedder"
+        )
+    lexical = mode != "semantic"
+    if mode == "text":
+        return lexical, None, None
+    if info.embedder is None:
+        note = "collection has no embedder: lexical only"
+        skipped = _report(name, "vector", Status.DISABLED, reason=Reason.NOT_CONFIGURED, note=note)
+        return lexical, None, skipped
+    try:
+        return lexical, kb.collection_embedder(info), None
+    except EmbedderMismatch:
+        raise
+    except Exception as exc:  # a model that won't load is a degraded stage in auto mode
+        if mode != "auto":
+            raise ModeUnavailable(f"{mode} search on {name!r} needs its embedder: {exc}") from exc
+        err = f"embedder {info.embedder} failed to load: {exc}"
+        return lexical, None, _report(name, "vector", Status.DEGRADED, reason=Reason.ERROR, error=err)
+
+
+async def _stage(
+    coll: str, stage: str, fn: Callable[[], list[Hit]]
+) -> tuple[LegReport, _Run]:
+    t0 = time.perf_counter()
+    run = _Run(coll, stage)
+    try:
+        run.hits = await asyncio.to_thread(fn)
+    except Exception as exc:  # a failing backend is a status, never an exception (DESIGN §3)
+        err = f"{stage} search on {coll!r} failed: {type(exc).__name__}: {exc}"
+        return _report(coll, stage, Status.DEGRADED, reason=Reason.ERROR, error=err,
+                       took_ms=_ms(t0)), run  # fmt: skip
+    return _report(coll, stage, Status.OK, hits=len(run.hits), took_ms=_ms(t0)), run
+
+
+def fuse(runs: Sequence[_Run], *, method: str, k: int) -> list[tuple[Key, float]]:
+    """One run keeps its own scores; several are fused (RRF or min-max convex)."""
+    live = [r for r in runs if r.hits]
+    if len(live) == 1:
+        return [((live[0].collection, h.chunk_id), h.score) for h in live[0].hits]
+    if method == "convex":
+        return convex({r.name: {(r.collection, h.chunk_id): h.score for h in r.hits} for r in live})
+    return rrf({r.name: [(r.collection, h.chunk_id) for h in r.hits] for r in live}, k=k)
+
+
+async def search_collections(kb: KnowledgeBase, req: SearchRequest) -> SearchResult:
+    """Run a KB request. Bad input raises; failing stages become reports."""
+    t0 = time.perf_counter()
+    query, notes = clip_query(req.query)
+    names = list(req.collections or [c.name for c in kb.store.list_collections()])
+    if not names:
+        hint = "no collections yet: create one with `unifind kb create NAME`"
+        report = _report("*", "lexical", Status.DISABLED, reason=Reason.NOT_CONFIGURED, note=hint)
+        return SearchResult(type="kb", query=query, reports=(report,), notes=(hint, *notes))
+    infos = [kb.store.get_collection(n) for n in dict.fromkeys(names)]
+    cfg = kb.settings.kb
+    depth = max(cfg.candidates, req.offset + req.limit)
+    reports: list[LegReport] = []
+    tasks = []
+    qvecs: dict[str, Any] = {}
+    for info in infos:
+        lexical, emb, vreport = _plan(kb, info, req.mode or "auto")
+        if vreport:
+            reports.append(vreport)
+        if lexical:
+            terms = get_analyzer(info.analyzer).terms(query)
+            tasks.append(_stage(info.name, "lexical", _lex(kb, info.name, terms, depth, req)))
+        if emb is not None:
+            if emb.spec not in qvecs:
+                qvecs[emb.spec] = await asyncio.to_thread(emb.embed_query, query)
+            vec = qvecs[emb.spec]
+            tasks.append(_stage(info.name, "vector", _vec(kb, info.name, vec, depth, req)))
+    done = await asyncio.gather(*tasks)
+    reports.extend(r for r, _ in done)
+    runs = [run for _, run in done]
+    fused = fuse(runs, method=cfg.fusion, k=cfg.rrf_k)
+    if req.rerank:
+        fused, rr_report = await _rerank(kb, req, query, fused)
+        reports.append(rr_report)
+    if req.threshold is not None:
+        fused = [(key, s) for key, s in fused if s >= req.threshold]
+    page = fused[req.offset : req.offset + req.limit]
+    items = await asyncio.to_thread(_items, kb, req, page, runs)
+    return SearchResult(
+        type="kb", query=query, items=tuple(items), reports=tuple(reports),
+        took_ms=_ms(t0), total=len(fused), notes=notes,
+    )  # fmt: skip
+
+
+def _lex(kb: KnowledgeBase, coll: str, terms: list[str], depth: int, req: SearchRequest
+         ) -> Callable[[], list[Hit]]:  # fmt: skip
+    return lambda: kb.store.lexical_search(coll, terms, limit=depth, filters=req.filters)
+
+
+def _vec(kb: KnowledgeBase, coll: str, vec: Any, depth: int, req: SearchRequest
+         ) -> Callable[[], list[Hit]]:  # fmt: skip
+    return lambda: kb.store.vector_search(coll, vec, limit=depth, filters=req.filters)
+
+
+def _chunks(kb: KnowledgeBase, keys: Sequence[Key]) -> dict[Key, ChunkRecord]:
+    by_coll: dict[str, list[str]] = {}
+    for coll, cid in keys:
+        by_coll.setdefault(coll, []).append(cid)
+    out: dict[Key, ChunkRecord] = {}
+    for coll, ids in by_coll.items():
+        for cid, rec in kb.store.get_chunks(coll, ids).items():
+            out[(coll, cid)] = rec
+    return out
+
+
+async def _rerank(
+    kb: KnowledgeBase, req: SearchRequest, query: str, fused: list[tuple[Key, float]]
+) -> tuple[list[tuple[Key, float]], LegReport]:
+    """Rerank the head of the fused list; a failing reranker keeps the order (degraded)."""
+    cfg = kb.settings.kb
+    spec = req.rerank if isinstance(req.rerank, str) else (cfg.rerank or "cross-encoder")
+    head, tail = fused[: cfg.rerank_depth], fused[cfg.rerank_depth :]
+    t0 = time.perf_counter()
+    try:
+        reranker = kb.reranker(spec)
+        recs = await asyncio.to_thread(_chunks, kb, [k for k, _ in head])
+        keys = [k for k, _ in head if k in recs]
+        passages = [_passage(recs[k]) for k in keys]
+        scores = await asyncio.to_thread(reranker.score, query, passages)
+    except InputError:
+        raise
+    except Exception as exc:
+        err = f"reranker {spec} failed: {type(exc).__name__}: {exc}; kept the fused order"
+        return fused, _report("rerank", "rerank", Status.DEGRADED, reason=Reason.ERROR,
+                              error=err, took_ms=_ms(t0))  # fmt: skip
+    order = [keys[i] for i in np.argsort(-np.asarray(scores), kind="stable")]
+    if cfg.rerank_fusion == "replace":
+        new = [(k, float(scores[keys.index(k)])) for k in order]
+    else:  # fuse the reranker's order with the retrieval order: a lone cross-encoder lost
+        new = rrf({"fused": keys, "rerank": order}, k=cfg.rrf_k)  # 0.05-0.08 nDCG here
+    floor = min((s for _, s in new), default=0.0)
+    rest = [(k, min(s, floor) - 1e-9 * (i + 1)) for i, (k, s) in enumerate(tail)]
+    note = f"{spec}, top {len(keys)}, {cfg.rerank_fusion}"
+    report = _report("rerank", "rerank", Status.OK, hits=len(keys), took_ms=_ms(t0), note=note)
+    return new + rest, report
+
+
+def _passage(rec: ChunkRecord) -> str:
+    return f"{rec.title}\n{rec.text}" if rec.title else rec.text
+
+
+def _items(
+    kb: KnowledgeBase, req: SearchRequest, page: list[tuple[Key, float]], runs: list[_Run]
+) -> list[Item]:
+    recs = _chunks(kb, [k for k, _ in page])
+    votes: dict[Key, list[Match]] = {}
+    for run in runs:
+        for rank, h in enumerate(run.hits, start=1):
+            key = (run.collection, h.chunk_id)
+            votes.setdefault(key, []).append(
+                Match(leg="kb", backend=run.name, rank=rank, score=round(h.score, 6))
+            )
+    items = []
+    for key, score in page:
+        rec = recs.get(key)
+        if rec is None:  # deleted between ranking and fetching: not shown, never invented
+            continue
+        url = rec.source if rec.source.startswith(("http://", "https://")) else None
+        meta = {**rec.metadata, "source": rec.source} if rec.source else dict(rec.metadata)
+        items.append(
+            Item(
+                type="kb", title=rec.title, content=rec.text, score=round(score, 6),
+                source=req.source, weight=req.effective_weight, url=url,
+                document_id=rec.document_id, collection=rec.collection, chunk_id=rec.chunk_id,
+                span=(rec.start, rec.end), metadata=meta, matched=tuple(votes.get(key, ())),
+            )
+        )  # fmt: skip
+    return items

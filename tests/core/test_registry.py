@@ -1,0 +1,43 @@
+"""Registries: lazy, loud about unknown names, built-ins like plug-ins."""
+
+from __future__ import annotations
+
+import pytest
+
+from unifind.errors import MissingDependency, UnknownName
+from unifind.registry import Registry, register, registry
+from unifind._deps import require
+
+
+def test_unknown_name_lists_valid_ones() -> None:
+    reg: Registry[object] = Registry("widgets", {"a": "json:dumps", "b": "json:loads"})
+    with pytest.raises(UnknownName, match=r"unknown widget 'c'; valid: a, b"):
+        reg.get("c")
+
+
+def test_lazy_string_targets_load_on_use() -> None:
+    import json
+
+    reg: Registry[object] = Registry("widgets", {"dumps": "json:dumps"})
+    assert reg.get("dumps") is json.dumps
+
+
+def test_register_decorator_and_override() -> None:
+    @register("test_kind", "mine")
+    class Mine:
+        pass
+
+    assert registry("test_kind").get("mine") is Mine
+    registry("test_kind").unregister("mine")
+    assert "mine" not in registry("test_kind")
+
+
+def test_builtins_are_registered() -> None:
+    assert "sqlite" in registry("kb_stores").names()
+    assert {"bge-small-en-v1.5", "hash", "openai", "onnx"} <= set(registry("embedders").names())
+
+
+def test_missing_dependency_names_the_extra() -> None:
+    with pytest.raises(MissingDependency, match=r'pip install "unifind\[postgres\]"'):
+        require("surely_not_installed_pkg_xyz", "postgres")
+    assert require("json").dumps
