@@ -1,0 +1,174 @@
+"""Read-only execution with a row cap, a statement timeout and real cancellation.
+
+Sessions are synchronous SQLAlchemy run in a worker thread. The timeout is enforced by the
+database where it can be: SQLite through a progress handler that aborts the statement
+(https://www.sqlite.org/c3ref/progress_handler.html), PostgreSQL through a transaction-local
+``statement_timeout`` (https://www.postgresql.org/docs/15/runtime-config-client.html).
+Cancelling the awaiting task interrupts the running statement (``sqlite3_interrupt``, or
+libpq's cancel request via psycopg's ``Connection.cancel``). Read-only is enforced twice: the
+compiler only builds SELECTs, and the connection itself refuses writes (SQLite
+``PRAGMA query_only``, PostgreSQL ``default_transaction_read_only``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import threading
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from unifind.errors import SourceError
+from unifind.types import Reason
+
+#: Extra seconds the awaiting side allows past the database's own timeout before giving up.
+GRACE_S = 0.5
+#: SQLite VM instructions between progress-handler calls: ~sub-millisecond on current CPUs.
+PROGRESS_STEPS = 1000
+
+
+def make_engine(url: str, *, connect_timeout_s: float = 5.0) -> sa.Engine:
+    """An engine whose connections refuse writes."""
+    parsed = sa.make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = sa.create_engine(parsed)
+
+        @sa.event.listens_for(engine, "connect")
+        def _read_only(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.execute("PRAGMA query_only = ON")
+
+        return engine
+    if parsed.get_backend_name() == "postgresql":
+        return sa.create_engine(
+            parsed,
+            pool_pre_ping=True,
+            connect_args={
+                "options": "-c default_transaction_read_only=on",
+                "connect_timeout": max(1, int(connect_timeout_s)),
+            },
+        )
+    return sa.create_engine(parsed, pool_pre_ping=True)
+
+
+def missing_sqlite_file(url: str) -> Path | None:
+    """The path of a SQLite URL whose file does not exist (SQLite would create it empty)."""
+    parsed = sa.make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return None
+    if parsed.database == ":memory:" or parsed.database.startswith("file:"):
+        return None
+    path = Path(parsed.database)
+    return None if path.exists() else path
+
+
+class _Handle:
+    """Shared between the awaiting task and the worker thread to stop a statement."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.deadline = time.monotonic() + timeout_s
+        self.cancelled = threading.Event()
+        self.raw: Any = None
+        self.backend = ""
+
+    def expired(self) -> bool:
+        return self.cancelled.is_set() or time.monotonic() > self.deadline
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        raw = self.raw
+        if raw is None:
+            return
+        try:
+            if self.backend == "sqlite":
+                raw.interrupt()  # sqlite3_interrupt is safe to call from another thread
+            elif self.backend == "postgresql":
+                getattr(raw, "cancel_safe", raw.cancel)()
+        except Exception:  # noqa: S110 - best effort: the statement timeout still applies
+            pass
+
+
+class Executor:
+    """Runs compiled SELECTs against one database."""
+
+    def __init__(self, engine: sa.Engine, *, statement_timeout_s: float = 10.0) -> None:
+        self.engine = engine
+        self.statement_timeout_s = statement_timeout_s
+        self.backend = engine.dialect.name
+
+    async def fetch(self, stmt: sa.Select[Any], *, timeout_s: float | None = None) -> list[dict[str, Any]]:
+        """Rows as JSON-ready dicts; failures raise SourceError with a reason."""
+        limit = min(timeout_s or self.statement_timeout_s, self.statement_timeout_s)
+        handle = _Handle(limit)
+        try:
+            return await asyncio.wait_for(
+                asyncio.to_thread(self._run, stmt, handle, limit), limit + GRACE_S
+            )
+        except TimeoutError:
+            handle.cancel()
+            raise SourceError(Reason.TIMEOUT, f"statement exceeded {limit:g}s") from None
+        except asyncio.CancelledError:
+            handle.cancel()
+            raise
+
+    def _run(self, stmt: sa.Select[Any], handle: _Handle, limit: float) -> list[dict[str, Any]]:
+        handle.backend = self.backend
+        try:
+            with self.engine.connect() as conn:
+                raw = conn.connection.driver_connection
+                handle.raw = raw
+                if handle.cancelled.is_set():
+                    raise SourceError(Reason.CANCELLED, "cancelled before the statement ran")
+                self._arm(conn, raw, handle, limit)
+                try:
+                    rows = conn.execute(stmt).mappings().all()
+                finally:
+                    handle.raw = None
+                    if self.backend == "sqlite":
+                        raw.set_progress_handler(None, 0)
+                    conn.rollback()
+        except sa.exc.DBAPIError as exc:
+            raise _classify(exc, handle, limit) from exc
+        return [{k: _plain(v) for k, v in row.items()} for row in rows]
+
+    def _arm(self, conn: sa.Connection, raw: Any, handle: _Handle, limit: float) -> None:
+        if self.backend == "sqlite":
+            raw.set_progress_handler(lambda: 1 if handle.expired() else 0, PROGRESS_STEPS)
+        elif self.backend == "postgresql":
+            # set_config(..., true) is transaction-local and, unlike SET, takes bound params.
+            conn.execute(
+                sa.text("SELECT set_config('statement_timeout', :ms, true)"),
+                {"ms": str(max(1, int(limit * 1000)))},
+            )
+
+
+def _classify(exc: sa.exc.DBAPIError, handle: _Handle, limit: float) -> SourceError:
+    text = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    if handle.cancelled.is_set() and not time.monotonic() > handle.deadline:
+        return SourceError(Reason.CANCELLED, "the statement was cancelled")
+    if sqlstate == "57014" or "interrupted" in text:
+        return SourceError(Reason.TIMEOUT, f"statement exceeded {limit:g}s and was stopped")
+    if exc.connection_invalidated or _unreachable(text, sqlstate):
+        return SourceError(Reason.UNREACHABLE, f"cannot reach the database: {text}")
+    return SourceError(Reason.ERROR, f"database error: {text}")
+
+
+def _unreachable(text: str, sqlstate: str | None) -> bool:
+    if sqlstate and sqlstate.startswith("08"):  # SQLSTATE class 08: connection exception
+        return True
+    needles = ("connection refused", "could not connect", "unable to open", "connection failed",
+               "server closed", "timeout expired", "name or service not known")  # fmt: skip
+    return any(n in text.lower() for n in needles)
+
+
+def _plain(v: Any) -> Any:
+    # Same row shape on every dialect: dates as ISO text, decimals as numbers.
+    if isinstance(v, dt.date | dt.datetime | dt.time):
+        return v.isoformat()
+    if isinstance(v, Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    return v

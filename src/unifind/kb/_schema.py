@@ -1,0 +1,167 @@
+"""The SQLite store's file layout: one file is the system of record for a whole KB.
+
+Every derived index (the in-memory BM25 postings, the vector matrix, the HNSW sidecar)
+follows the ``changes`` log: a row per chunk added or deleted, in commit order. Chunk
+rowids come from ``AUTOINCREMENT``, so they are never reused and grow with the log
+(https://sqlite.org/autoinc.html): a follower can append new chunks in rowid order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import apsw
+
+from unifind.errors import StoreError
+
+SCHEMA_VERSION = 1
+#: ``PRAGMA application_id`` marks the file as ours ("UnFd"), so we never adopt a foreign DB
+#: (https://sqlite.org/pragma.html#pragma_application_id).
+APPLICATION_ID = 0x556E4664
+
+_DDL = """
+CREATE TABLE collections (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    embedder TEXT,
+    dim INTEGER,
+    analyzer TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    metadata TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    -- changes with seq <= log_floor may have been trimmed: followers older than it rebuild.
+    log_floor INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE documents (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    document_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    title TEXT NOT NULL,
+    source TEXT NOT NULL,
+    mime TEXT NOT NULL,
+    text_chars INTEGER NOT NULL,
+    chunks INTEGER NOT NULL,
+    updated_at TEXT NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (collection_id, document_id)
+);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    start INTEGER NOT NULL,
+    "end" INTEGER NOT NULL
+);
+CREATE INDEX chunks_doc ON chunks(doc);
+-- One vocabulary for the file: postings blobs hold term ids, so building the in-memory
+-- index is a numpy sort instead of a Python loop over every (term, chunk) pair.
+CREATE TABLE terms (
+    id INTEGER PRIMARY KEY,
+    term TEXT NOT NULL UNIQUE
+);
+CREATE TABLE chunk_terms (
+    chunk INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+    length INTEGER NOT NULL,
+    postings BLOB NOT NULL
+);
+CREATE TABLE chunk_vectors (
+    chunk INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+    vector BLOB NOT NULL
+);
+CREATE TABLE changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    collection_id INTEGER NOT NULL,
+    chunk INTEGER NOT NULL,
+    op TEXT NOT NULL CHECK (op IN ('add', 'del'))
+);
+CREATE INDEX changes_collection ON changes(collection_id, seq);
+"""
+
+
+def connect(path: Path, busy_timeout_ms: int) -> apsw.Connection:
+    """Open one connection with the pragmas every connection needs."""
+    try:
+        conn = apsw.Connection(str(path))
+        conn.set_busy_timeout(busy_timeout_ms)
+        # foreign_keys is per connection and off by default (https://sqlite.org/foreignkeys.html).
+        conn.execute("PRAGMA foreign_keys = ON")
+        # NORMAL is durable across process crashes in WAL mode; only power loss can drop
+        # the last commits (https://sqlite.org/pragma.html#pragma_synchronous).
+        conn.execute("PRAGMA synchronous = NORMAL")
+    except apsw.Error as exc:
+        raise StoreError(f"cannot open the SQLite KB store {path}: {exc}") from exc
+    return conn
+
+
+def ensure_schema(conn: apsw.Connection, path: Path) -> None:
+    """Create the schema in a new file, or check that an existing file is ours and current."""
+    try:
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchall()[0][0]
+        with immediate(conn):
+            version = _pragma(conn, "user_version")
+            app_id = _pragma(conn, "application_id")
+            if version == 0:
+                tables = conn.execute("SELECT count(*) FROM sqlite_schema").fetchall()[0][0]
+                if tables:
+                    raise StoreError(
+                        f"{path} is an SQLite file but not a unifind KB store "
+                        "(no unifind schema); point the store at a new file"
+                    )
+                conn.execute(_DDL)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                return
+    except apsw.Error as exc:
+        raise StoreError(f"cannot open the SQLite KB store {path}: {exc}") from exc
+    _check_version(path, app_id, version)
+    if str(mode).lower() != "wal":
+        raise StoreError(f"{path}: cannot switch to WAL journal mode (got {mode!r})")
+
+
+def _check_version(path: Path, app_id: int, version: int) -> None:
+    if app_id != APPLICATION_ID:
+        raise StoreError(f"{path} is not a unifind KB store (application_id {app_id:#x})")
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} has KB schema version {version}, newer than this unifind supports "
+            f"({SCHEMA_VERSION}): upgrade unifind to open it"
+        )
+    if version != SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} has unknown KB schema version {version} (expected {SCHEMA_VERSION})"
+        )
+
+
+def _pragma(conn: apsw.Connection, name: str) -> int:
+    return int(conn.execute(f"PRAGMA {name}").fetchall()[0][0])
+
+
+@contextmanager
+def immediate(conn: apsw.Connection) -> Iterator[None]:
+    """A write transaction that takes the write lock up front.
+
+    A deferred transaction that upgrades to a writer can fail with SQLITE_BUSY without
+    waiting in WAL mode; ``BEGIN IMMEDIATE`` waits on busy_timeout instead
+    (https://sqlite.org/lang_transaction.html).
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+@contextmanager
+def snapshot(conn: apsw.Connection) -> Iterator[None]:
+    """A read transaction: every SELECT inside sees the same committed state (WAL snapshot)."""
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")

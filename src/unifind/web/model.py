@@ -1,0 +1,116 @@
+"""Values of the web leg: queries, hits, capabilities, plug configuration, fetched pages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from unifind.types import LegReport, Status
+
+TimeRange = Literal["day", "week", "month", "year"]
+SitesSupport = Literal["native", "operator", "none"]
+
+
+@dataclass(frozen=True)
+class WebQuery:
+    """What a provider is asked, already validated by the leg."""
+
+    text: str
+    limit: int = 10
+    offset: int = 0
+    sites: tuple[str, ...] = ()
+    """Restrict to these hosts (``docs.rs``); subdomains included."""
+    time_range: TimeRange | None = None
+    engine: str | None = None
+    """For meta-search providers (SerpAPI, SearXNG): which upstream engine to use."""
+
+    def text_with_sites(self) -> str:
+        """The query with a ``site:`` operator, for providers that only understand operators."""
+        if not self.sites:
+            return self.text
+        ops = " OR ".join(f"site:{s}" for s in self.sites)
+        return f"{self.text} ({ops})" if len(self.sites) > 1 else f"{self.text} {ops}"
+
+
+@dataclass(frozen=True)
+class WebHit:
+    """One search result as a provider gave it (URL not yet canonicalised)."""
+
+    title: str
+    url: str
+    snippet: str = ""
+    published: str | None = None
+    """The date exactly as the provider wrote it (ISO, "3 days ago", ...); None if absent."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider can honour, declared as data so the leg can filter or report the rest."""
+
+    keyed: bool = True
+    sites: SitesSupport = "operator"
+    """``native``: a parameter; ``operator``: ``site:`` in the query; ``none``: the leg filters."""
+    time_range: bool = False
+    engines: tuple[str, ...] = ()
+    """Upstream engines selectable with ``engine=`` (first is the default)."""
+    max_results: int = 10
+    """Most results one call returns; larger limits are cut to this."""
+    published: bool = False
+    """Results carry a publication date."""
+    paging: bool = False
+
+
+@dataclass(frozen=True)
+class PlugConfig:
+    """A provider's or fetcher's resolved configuration (config file < env, see resolve.py)."""
+
+    base_url: str
+    api_key: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Free-form extra settings from ``web.<name>`` (``engines``, ``allow_private``, ...)."""
+
+    def url(self, path: str) -> str:
+        return self.base_url.rstrip("/") + "/" + path.lstrip("/")
+
+
+@dataclass(frozen=True)
+class Page:
+    """A fetched page as readable text (markdown-ish), before the leg caps it."""
+
+    url: str
+    text: str
+    title: str | None = None
+    final_url: str | None = None
+    """Where redirects ended; None when the same as ``url``."""
+    content_type: str | None = None
+    published: str | None = None
+
+
+class FetchResult(BaseModel):
+    """The answer to ``WebLeg.fetch``: the text (capped) or, on failure, an honest report."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: str
+    report: LegReport
+    """Which fetcher ran, how it went, why it was chosen (``note``)."""
+    final_url: str | None = None
+    title: str | None = None
+    text: str = ""
+    """Readable text, at most ``max_chars`` long; empty on failure (never an error text)."""
+    content_type: str | None = None
+    published: str | None = None
+    total_chars: int = 0
+    """Length of the whole extracted text, before the cap."""
+    truncated_chars: int = 0
+    """Characters cut by the cap (``total_chars - len(text)``)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.report.status is Status.OK
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
