@@ -1,1 +1,15 @@
-"""cite."""
+"""Citations (L2, pure): ids, the ``<references>`` context, the prompt, and a parser."""
+
+from unifind.cite.ids import CitationContext
+from unifind.cite.parse import CitationCheck, check_citations, extract_citations
+from unifind.cite.references import DEFAULT_PROMPT, References, build_references
+
+__all__ = [
+    "DEFAULT_PROMPT",
+    "CitationCheck",
+    "CitationContext",
+    "References",
+    "build_references",
+    "check_citations",
+    "extract_citations",
+]
