@@ -27,6 +27,7 @@ from unifind.types import (
     Reason,
     SearchRequest,
     SearchResult,
+    SearchResults,
     Status,
 )
 
@@ -69,6 +70,7 @@ __all__ = [
     "Reason",
     "SearchRequest",
     "SearchResult",
+    "SearchResults",
     "Searcher",
     "Settings",
     "SourceError",

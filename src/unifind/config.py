@@ -42,6 +42,10 @@ class Settings(BaseModel):
     home: Path = Field(default_factory=lambda: Path("~/.unifind").expanduser())
     """Where the embedded store lives (``UNIFIND_HOME``)."""
     kb: KBSettings = Field(default_factory=KBSettings)
+    timeouts: dict[str, float] = Field(default_factory=dict)
+    """Per-leg deadlines in seconds (``{"web": 15, "kb": 30, "db": 15}`` by default)."""
+    leg_weights: dict[str, float] = Field(default_factory=dict)
+    """Per-leg weights in cross-leg fusion (default 1.0 each)."""
     web: dict[str, Any] = Field(default_factory=dict)
     db: dict[str, Any] = Field(default_factory=dict)
 

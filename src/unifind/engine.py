@@ -1,38 +1,86 @@
-"""Searcher: the engine (L4). Dispatches requests to legs; never raises for a source failure."""
+"""Searcher: the engine (L4). Runs requests on legs — one, all, any, race — fuses and cites.
+
+A source failure never raises out of here: it becomes a report. Bad input (an invalid
+request, an unknown collection or model) raises InputError.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
 import time
-from collections.abc import Coroutine, Iterable
-from typing import Any, Protocol, TypeVar
+from collections import OrderedDict
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from typing import Any, Literal, Protocol, TypeVar
 
+from unifind.cite import CitationCheck, CitationContext, References, build_references
+from unifind.cite import check_citations as _check
 from unifind.config import Settings, load_settings
 from unifind.errors import InputError
 from unifind.kb.service import KnowledgeBase
-from unifind.types import LegReport, Principal, Reason, SearchRequest, SearchResult, Status
+from unifind.rank.merge import fuse_results
+from unifind.types import (
+    Item,
+    LegReport,
+    Principal,
+    Reason,
+    SearchRequest,
+    SearchResult,
+    SearchResults,
+    Status,
+)
 
 T = TypeVar("T")
+Mode = Literal["all", "any", "race"]
 
 
 class LegRunner(Protocol):
-    """What the engine needs from a leg."""
+    """What the engine needs from a leg (the db leg also takes ``principal=``)."""
 
     async def search(self, req: SearchRequest) -> SearchResult: ...
 
 
 #: Where each leg's runner lives; a leg whose module is absent is reported ``disabled``.
 _LEG_MODULES = {"web": "unifind.web.leg:WebLeg", "db": "unifind.db.leg:DBLeg"}
+#: Per-leg deadline when neither the request nor the config sets one (seconds).
+DEFAULT_TIMEOUTS = {"web": 15.0, "kb": 30.0, "db": 15.0}
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def _only_report(
+    req: SearchRequest, status: Status, reason: Reason, text: str, took_ms: float = 0.0
+) -> SearchResult:
+    err = text if status is Status.DEGRADED else None
+    note = None if err else text
+    rep = LegReport(
+        leg=req.type,
+        backend="*",
+        status=status,
+        reason=reason,
+        error=err,
+        note=note,
+        took_ms=took_ms,
+    )
+    return SearchResult(type=req.type, query=req.query, reports=(rep,), took_ms=took_ms)
 
 
 class Searcher:
     """One entry point for web, KB and DB searches. Async core; ``*_sync`` for scripts."""
 
-    def __init__(self, settings: Settings | None = None, *, kb: KnowledgeBase | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        kb: KnowledgeBase | None = None,
+        legs: Mapping[str, LegRunner] | None = None,
+    ) -> None:
         self.settings = settings or load_settings()
         self._kb = kb
-        self._legs: dict[str, Any] = {}
+        self._legs: dict[str, Any] = dict(legs or {})
+        self._contexts: OrderedDict[str, CitationContext] = OrderedDict()
 
     @classmethod
     def from_config(cls, path: str | None = None, **overrides: Any) -> Searcher:
@@ -51,59 +99,169 @@ class Searcher:
             self._kb.close()
 
     def _leg(self, leg: str) -> Any:
+        if leg in self._legs:
+            return self._legs[leg]
         if leg == "kb":
             return self.kb
-        if leg not in self._legs:
-            module, _, attr = _LEG_MODULES[leg].partition(":")
-            try:
-                cls = getattr(importlib.import_module(module), attr)
-            except ModuleNotFoundError:
-                self._legs[leg] = None
-            else:
-                self._legs[leg] = cls.from_settings(self.settings)
+        module, _, attr = _LEG_MODULES[leg].partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            self._legs[leg] = None
+        else:
+            self._legs[leg] = cls.from_settings(self.settings)
         return self._legs[leg]
+
+    def _timeout(self, req: SearchRequest) -> float:
+        configured = self.settings.timeouts
+        return req.timeout_s or float(configured.get(req.type, DEFAULT_TIMEOUTS[req.type]))
+
+    # -- one request ------------------------------------------------------------------
 
     async def search(
         self, req: SearchRequest, *, principal: Principal | None = None
     ) -> SearchResult:
-        """Run one request. Bad input raises InputError; a failing source is a report."""
+        """Run one request under its leg's deadline."""
         t0 = time.perf_counter()
         runner = self._leg(req.type)
         if runner is None:
-            err = f"the {req.type} leg is not available in this build"
-            rep = LegReport(leg=req.type, backend="*", status=Status.DISABLED,
-                            reason=Reason.NOT_CONFIGURED, note=err)  # fmt: skip
-            return SearchResult(type=req.type, query=req.query, reports=(rep,))
+            text = f"the {req.type} leg is not available in this build"
+            return _only_report(req, Status.DISABLED, Reason.NOT_CONFIGURED, text)
+        call = runner.search(req, principal=principal) if req.type == "db" else runner.search(req)
+        timeout = self._timeout(req)
         try:
-            if req.type == "db":
-                result: SearchResult = await runner.search(req, principal=principal)
-            else:
-                result = await runner.search(req)
+            result: SearchResult = await asyncio.wait_for(call, timeout)
         except InputError:
             raise
+        except TimeoutError:
+            text = f"{req.type} leg gave no answer within {timeout:g} s"
+            return _only_report(req, Status.DEGRADED, Reason.TIMEOUT, text, _ms(t0))
         except Exception as exc:  # a leg bug must not kill the request (DESIGN §4)
-            err = f"{req.type} leg failed: {type(exc).__name__}: {exc}"
-            rep = LegReport(leg=req.type, backend="*", status=Status.DEGRADED,
-                            reason=Reason.ERROR, error=err)  # fmt: skip
-            ms = round((time.perf_counter() - t0) * 1000, 3)
-            return SearchResult(type=req.type, query=req.query, reports=(rep,), took_ms=ms)
+            text = f"{req.type} leg failed: {type(exc).__name__}: {exc}"
+            return _only_report(req, Status.DEGRADED, Reason.ERROR, text, _ms(t0))
         return result
 
-    async def all(
-        self, reqs: Iterable[SearchRequest], *, principal: Principal | None = None
-    ) -> list[SearchResult]:
-        """Run requests concurrently and wait for all (like ``Promise.all``, minus the throw)."""
-        return list(await asyncio.gather(*(self.search(r, principal=principal) for r in reqs)))
+    # -- several requests -------------------------------------------------------------
 
-    def search_sync(self, req: SearchRequest, *, principal: Principal | None = None) -> SearchResult:
+    async def all(self, reqs: Iterable[SearchRequest], **kw: Any) -> SearchResults:
+        """Run concurrently and wait for every request (or the overall ``timeout_s``)."""
+        return await self._gather("all", reqs, **kw)
+
+    async def any(self, reqs: Iterable[SearchRequest], **kw: Any) -> SearchResults:
+        """Return when the first request succeeds WITH items; the rest are cancelled."""
+        return await self._gather("any", reqs, **kw)
+
+    async def race(self, reqs: Iterable[SearchRequest], **kw: Any) -> SearchResults:
+        """Return when the first request finishes at all; the rest are cancelled."""
+        return await self._gather("race", reqs, **kw)
+
+    async def _gather(
+        self,
+        mode: Mode,
+        reqs: Iterable[SearchRequest],
+        *,
+        request_id: str | None = None,
+        principal: Principal | None = None,
+        timeout_s: float | None = None,
+    ) -> SearchResults:
+        t0 = time.perf_counter()
+        reqs = list(reqs)
+        tasks = {
+            asyncio.ensure_future(self.search(r, principal=principal)): i
+            for i, r in enumerate(reqs)
+        }
+        out: list[SearchResult | None] = [None] * len(reqs)
+        pending = set(tasks)
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        try:
+            while pending:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                done, pending = await asyncio.wait(
+                    pending, timeout=left, return_when=asyncio.FIRST_COMPLETED
+                )
+                if not done:
+                    break  # the overall deadline passed
+                for task in done:
+                    out[tasks[task]] = task.result()  # re-raises InputError: bad input
+                if mode == "race" or (mode == "any" and any(_won(out[tasks[t]]) for t in done)):
+                    break
+        finally:
+            for task in pending:
+                task.cancel()  # losers are cancelled, not awaited (DESIGN §4)
+        finished_early = mode != "all" and any(r is not None for r in out)
+        for i, res in enumerate(out):
+            if res is None:
+                out[i] = self._unfinished(reqs[i], mode, finished_early, timeout_s)
+        return SearchResults(
+            request_id=request_id,
+            mode=mode,
+            took_ms=_ms(t0),
+            results=tuple(r for r in out if r is not None),
+        )
+
+    @staticmethod
+    def _unfinished(
+        req: SearchRequest, mode: Mode, finished_early: bool, timeout_s: float | None
+    ) -> SearchResult:
+        if finished_early:
+            text = f"{mode}: another request finished first"
+            return _only_report(req, Status.SKIPPED, Reason.CANCELLED, text)
+        text = f"no answer within the overall deadline of {timeout_s:g} s"
+        return _only_report(req, Status.DEGRADED, Reason.TIMEOUT, text)
+
+    # -- fusion and citations ---------------------------------------------------------
+
+    def fuse(
+        self, results: SearchResults | Sequence[SearchResult], *, top_n: int | None = None
+    ) -> list[Item]:
+        """One ranked, deduplicated list across legs (weighted RRF), provenance merged."""
+        seq = results.results if isinstance(results, SearchResults) else results
+        weights = self.settings.leg_weights or None
+        return fuse_results(seq, leg_weights=weights, top_n=top_n)
+
+    def context(self, request_id: str) -> CitationContext:
+        """The citation context of a request: ids continue across every call for it."""
+        ctx = self._contexts.get(request_id)
+        if ctx is None:
+            ctx = self._contexts[request_id] = CitationContext(request_id)
+            while len(self._contexts) > 1024:  # bounded: old turns are in the records
+                self._contexts.popitem(last=False)
+        return ctx
+
+    def references(
+        self,
+        results: SearchResults | Sequence[SearchResult],
+        *,
+        request_id: str | None = None,
+        top_n: int | None = None,
+        **options: Any,
+    ) -> References:
+        """Fuse, cite (ids unique within the request) and render ``<references>`` + prompt."""
+        rid = request_id or (results.request_id if isinstance(results, SearchResults) else None)
+        ctx = self.context(rid) if rid else CitationContext("adhoc")
+        items = ctx.assign(self.fuse(results, top_n=top_n))
+        return build_references(items, **options)
+
+    @staticmethod
+    def check_citations(text: str, refs: References) -> CitationCheck:
+        """Which citations in an LLM answer exist, were cut by the budget, or are unknown."""
+        return _check(text, refs)
+
+    # -- sync facade ------------------------------------------------------------------
+
+    def search_sync(self, req: SearchRequest, **kw: Any) -> SearchResult:
         """Blocking :meth:`search`."""
-        return run_sync(self.search(req, principal=principal))
+        return run_sync(self.search(req, **kw))
 
-    def all_sync(
-        self, reqs: Iterable[SearchRequest], *, principal: Principal | None = None
-    ) -> list[SearchResult]:
+    def all_sync(self, reqs: Iterable[SearchRequest], **kw: Any) -> SearchResults:
         """Blocking :meth:`all`."""
-        return run_sync(self.all(reqs, principal=principal))
+        return run_sync(self.all(reqs, **kw))
+
+
+def _won(res: SearchResult | None) -> bool:
+    return res is not None and bool(res.items) and any(r.status is Status.OK for r in res.reports)
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:

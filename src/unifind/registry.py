@@ -87,6 +87,24 @@ _BUILTINS: dict[str, dict[str, str]] = {
         "hash": "unifind.testing.fakes:HashEmbedder",
     },
     "rerankers": {"cross-encoder": "unifind.embed.cross_encoder:CrossEncoderReranker"},
+    # Registration order matters: the first keyed provider with a key wins (DESIGN §5).
+    "web_providers": {
+        "tavily": "unifind.web.providers.tavily:Tavily",
+        "serper": "unifind.web.providers.serper:Serper",
+        "serpapi": "unifind.web.providers.serpapi:SerpAPI",
+        "exa": "unifind.web.providers.exa:Exa",
+        "brave": "unifind.web.providers.brave:Brave",
+        "firecrawl": "unifind.web.providers.firecrawl:FirecrawlSearch",
+        "jina": "unifind.web.providers.jina:JinaSearch",
+        "searxng": "unifind.web.providers.searxng:SearXNG",
+        "duckduckgo": "unifind.web.providers.duckduckgo:DuckDuckGo",
+    },
+    "web_fetchers": {
+        "local": "unifind.web.fetchers.local:LocalFetcher",
+        "jina": "unifind.web.fetchers.jina:JinaReader",
+        "firecrawl": "unifind.web.fetchers.firecrawl:FirecrawlScrape",
+        "exa": "unifind.web.fetchers.exa:ExaContents",
+    },
 }
 
 

@@ -6,7 +6,7 @@ This module does no I/O.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
@@ -22,7 +22,7 @@ SOURCE_WEIGHTS: dict[str, float] = {"user": 1.0, "hook": 0.8, "auto": 0.6}
 MAX_QUERY_CHARS = 4096
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """What happened to one backend of a request."""
 
     OK = "ok"
@@ -35,7 +35,7 @@ class Status(str, Enum):
     """The request excluded it, or a race/any finished first (reason ``cancelled``)."""
 
 
-class Reason(str, Enum):
+class Reason(StrEnum):
     """Machine-readable cause of a non-ok status."""
 
     TIMEOUT = "timeout"
@@ -51,7 +51,7 @@ class Reason(str, Enum):
     ERROR = "error"
 
 
-class Overall(str, Enum):
+class Overall(StrEnum):
     """The status of a whole answer."""
 
     OK = "ok"
@@ -153,10 +153,18 @@ def overall_status(reports: tuple[LegReport, ...] | list[LegReport]) -> Overall:
 
 
 _LEG_ONLY_OPTIONS: dict[str, str] = {
-    "collections": "kb", "mode": "kb", "filters": "kb",
-    "provider": "web", "sites": "web", "time_range": "web", "engine": "web",
-    "models": "db", "uses": "db", "strict": "db", "dsl": "db",
-}  # fmt: skip
+    "collections": "kb",
+    "mode": "kb",
+    "filters": "kb",
+    "provider": "web",
+    "sites": "web",
+    "time_range": "web",
+    "engine": "web",
+    "models": "db",
+    "uses": "db",
+    "strict": "db",
+    "dsl": "db",
+}
 
 
 class Principal(_Value):
@@ -247,4 +255,29 @@ class SearchResult(_Value):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the overall status included)."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class SearchResults(_Value):
+    """The answers to several requests run together (``all`` / ``any`` / ``race``)."""
+
+    request_id: str | None = None
+    mode: Literal["search", "all", "any", "race"] = "all"
+    results: tuple[SearchResult, ...] = ()
+    """One per request, in request order; cancelled ones carry ``skipped/cancelled``."""
+    took_ms: float = 0.0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> Overall:
+        """Overall status across every request's reports."""
+        return overall_status([r for res in self.results for r in res.reports])
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        """Every result's items, in request order (unfused: see ``Searcher.fuse``)."""
+        return tuple(it for res in self.results for it in res.items)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (statuses included)."""
         return self.model_dump(mode="json", exclude_none=True)

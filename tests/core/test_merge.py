@@ -9,8 +9,13 @@ from unifind.types import Item, Match, SearchResult
 
 
 def web(url: str, weight: float = 1.0, backend: str = "ddg") -> Item:
-    return Item(type="web", url=url, title=url, weight=weight,
-                matched=(Match(leg="web", backend=backend, rank=1, score=1.0),))  # fmt: skip
+    return Item(
+        type="web",
+        url=url,
+        title=url,
+        weight=weight,
+        matched=(Match(leg="web", backend=backend, rank=1, score=1.0),),
+    )
 
 
 def test_canonical_url() -> None:
@@ -30,16 +35,23 @@ def test_merge_keeps_highest_weight_and_all_provenance() -> None:
 
 
 def test_fuse_results_hand_arithmetic() -> None:
-    w = SearchResult(type="web", query="q", items=(web("https://a.example", 0.8),
-                                                   web("https://b.example", 0.8)))  # fmt: skip
-    k = SearchResult(type="kb", query="q", items=(
-        Item(type="kb", collection="c", chunk_id="1", weight=1.0), web("https://b.example", 1.0)))
+    w = SearchResult(
+        type="web", query="q", items=(web("https://a.example", 0.8), web("https://b.example", 0.8))
+    )
+    k = SearchResult(
+        type="kb",
+        query="q",
+        items=(
+            Item(type="kb", collection="c", chunk_id="1", weight=1.0),
+            web("https://b.example", 1.0),
+        ),
+    )
     fused = fuse_results([w, k], leg_weights={"web": 0.5})
     scores = {it.key: it.score for it in fused}
     assert scores["web:https://a.example"] == pytest.approx(0.8 * 0.5 / 61)
     assert scores["kb:c:1"] == pytest.approx(1.0 / 61)
     assert scores["web:https://b.example"] == pytest.approx(0.8 * 0.5 / 62 + 1.0 / 62)
-    assert [it.key for it in fused][0] == "web:https://b.example"
+    assert fused[0].key == "web:https://b.example"
     assert len(fuse_results([w, k], top_n=2)) == 2
 
 

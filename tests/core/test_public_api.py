@@ -8,11 +8,31 @@ import sys
 import unifind
 
 EXPECTED = [
-    "ConfigError", "EmbedderMismatch", "IngestReport", "InputError", "Item", "KnowledgeBase",
-    "LegReport", "Match", "MissingDependency", "ModeUnavailable", "Overall", "Reason",
-    "SearchRequest", "SearchResult", "Searcher", "Settings", "SourceError", "Status",
-    "StoreError", "UnifindError", "UnknownName", "__version__", "load_settings",
-]  # fmt: skip
+    "ConfigError",
+    "EmbedderMismatch",
+    "IngestReport",
+    "InputError",
+    "Item",
+    "KnowledgeBase",
+    "LegReport",
+    "Match",
+    "MissingDependency",
+    "ModeUnavailable",
+    "Overall",
+    "Reason",
+    "SearchRequest",
+    "SearchResult",
+    "SearchResults",
+    "Searcher",
+    "Settings",
+    "SourceError",
+    "Status",
+    "StoreError",
+    "UnifindError",
+    "UnknownName",
+    "__version__",
+    "load_settings",
+]
 
 
 def test_all_is_sorted_and_locked() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from unifind._deps import require
 from unifind.errors import MissingDependency, UnknownName
 from unifind.registry import Registry, register, registry
-from unifind._deps import require
 
 
 def test_unknown_name_lists_valid_ones() -> None:

@@ -21,15 +21,23 @@ from unifind.embed.base import Embedder, Reranker, resolve_embedder
 from unifind.types import MAX_QUERY_CHARS
 
 DOCS = {
-    "refunds": ("Refund policy", "Refunds are paid within 30 days of a return. "
-                "Keep the receipt; refunds go back to the original card."),
-    "shipping": ("Shipping", "Orders ship from Rotterdam within two business days. "
-                 "Express shipping costs 15 euros."),
-    "oncall": ("On-call", "The on-call engineer answers pages within 15 minutes and escalates "
-               "to the team lead after 30 minutes without a fix."),
+    "refunds": (
+        "Refund policy",
+        "Refunds are paid within 30 days of a return. "
+        "Keep the receipt; refunds go back to the original card.",
+    ),
+    "shipping": (
+        "Shipping",
+        "Orders ship from Rotterdam within two business days. Express shipping costs 15 euros.",
+    ),
+    "oncall": (
+        "On-call",
+        "The on-call engineer answers pages within 15 minutes and escalates "
+        "to the team lead after 30 minutes without a fix.",
+    ),
     "zh-refund": ("退款流程", "客户在收到商品后三十天内可以申请退款。退款会退回到原支付方式。"),
     "zh-leave": ("年假制度", "员工每年享有十五天带薪年假，年假可以顺延到下一年的三月底。"),
-}  # fmt: skip
+}
 
 
 def hash_factory(spec: str) -> Embedder:
@@ -78,8 +86,9 @@ def test_lexical_only_collection(kb: KnowledgeBase) -> None:
     kb.create("plain", embedder=None)
     kb.ingest_text("plain", "Refunds take 30 days.", document_id="r")
     with pytest.raises(ModeUnavailable, match="no embedder"):
-        kb.search_sync(SearchRequest(type="kb", query="refund", collections=("plain",),
-                                     mode="semantic"))  # fmt: skip
+        kb.search_sync(
+            SearchRequest(type="kb", query="refund", collections=("plain",), mode="semantic")
+        )
     res = kb.search_sync(SearchRequest(type="kb", query="refund", collections=("plain",)))
     assert res.items[0].document_id == "r"
     vector = next(r for r in res.reports if r.stage == "vector")
@@ -137,9 +146,9 @@ def test_embedder_mismatch_is_refused(unifind_home: Path) -> None:
     settings = load_settings(kb={"embedder": "hash:64"})
     with KnowledgeBase.open(settings) as kb:
         kb.create("c")
-    with KnowledgeBase.open(settings, embedder_factory=lambda s: resolve_embedder("hash:32")) as kb:
-        with pytest.raises(EmbedderMismatch, match="was built with"):
-            kb.search_sync(SearchRequest(type="kb", query="x", collections=("c",)))
+    other = KnowledgeBase.open(settings, embedder_factory=lambda s: resolve_embedder("hash:32"))
+    with other as kb, pytest.raises(EmbedderMismatch, match="was built with"):
+        kb.search_sync(SearchRequest(type="kb", query="x", collections=("c",)))
 
 
 class Reverse(Reranker):

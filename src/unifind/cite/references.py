@@ -42,10 +42,14 @@ class References:
 
 def _ref_xml(item: Item, index: int) -> str:
     attrs = {
-        "id": item.citation_id or f"ref_{index:03d}", "index": str(index), "type": item.type,
-        "weight": f"{item.weight:g}", "source": item.source, "title": item.title,
+        "id": item.citation_id or f"ref_{index:03d}",
+        "index": str(index),
+        "type": item.type,
+        "weight": f"{item.weight:g}",
+        "source": item.source,
+        "title": item.title,
         "url": item.url or "",
-    }  # fmt: skip
+    }
     attr = " ".join(f"{k}={quoteattr(v)}" for k, v in attrs.items() if v)
     # escape() turns < > & into entities, so "</ref>" or "]]>" inside retrieved text stays text.
     return f"<ref {attr}>{escape(item.content)}</ref>"
@@ -75,13 +79,17 @@ def build_references(
         shown.append(item)
         used += len(xml) + 1
     if omitted:
-        parts.append(f"<!-- {len(omitted)} more references omitted (budget {budget_chars:,} "
-                     f"characters): {', '.join(omitted)} -->")  # fmt: skip
+        parts.append(
+            f"<!-- {len(omitted)} more references omitted (budget {budget_chars:,} "
+            f"characters): {', '.join(omitted)} -->"
+        )
     parts.append("</references>")
     return References(
-        references=tuple(shown), xml="\n".join(parts), omitted=tuple(omitted),
+        references=tuple(shown),
+        xml="\n".join(parts),
+        omitted=tuple(omitted),
         prompt=_prompt(citation_format, custom_prompt) if auto_inject_prompt else "",
-    )  # fmt: skip
+    )
 
 
 def _prompt(citation_format: str, custom_prompt: str | None) -> str:

@@ -22,9 +22,14 @@ err_console = Console(stderr=True, highlight=False)
 F = TypeVar("F", bound=Callable[..., Any])
 
 _STATUS_STYLE = {
-    Status.OK: "green", Status.DEGRADED: "red", Status.DISABLED: "dim", Status.SKIPPED: "yellow",
-    Overall.OK: "green", Overall.PARTIAL: "yellow", Overall.UNAVAILABLE: "red",
-}  # fmt: skip
+    Status.OK: "green",
+    Status.DEGRADED: "red",
+    Status.DISABLED: "dim",
+    Status.SKIPPED: "yellow",
+    Overall.OK: "green",
+    Overall.PARTIAL: "yellow",
+    Overall.UNAVAILABLE: "red",
+}
 
 
 def print_json(data: Any) -> None:
@@ -84,10 +89,15 @@ def print_reports(result: SearchResult) -> None:
     for r in result.reports:
         style = _STATUS_STYLE.get(r.status, "")
         table.add_row(
-            r.leg, escape(r.backend), r.stage or "", f"[{style}]{r.status.value}[/{style}]",
-            r.reason.value if r.reason else "", str(r.hits), f"{r.took_ms:.1f}",
+            r.leg,
+            escape(r.backend),
+            r.stage or "",
+            f"[{style}]{r.status.value}[/{style}]",
+            r.reason.value if r.reason else "",
+            str(r.hits),
+            f"{r.took_ms:.1f}",
             escape(r.error or r.note or ""),
-        )  # fmt: skip
+        )
     console.print()
     console.print(table)
     style = _STATUS_STYLE[result.status]

@@ -41,8 +41,10 @@ def demo(
         info = kb.create(collection, exist_ok=True, description="unifind sample handbook")
         console.print(f"[bold]collection:[/bold] {info.name} (embedder {info.embedder})")
         report = kb.ingest(collection, [corpus_dir()])
-        console.print(f"[bold]ingested:[/bold] {report.added} added, {report.replaced} replaced, "
-                      f"{report.unchanged} unchanged, {report.failed} failed")  # fmt: skip
+        console.print(
+            f"[bold]ingested:[/bold] {report.added} added, {report.replaced} replaced, "
+            f"{report.unchanged} unchanged, {report.failed} failed"
+        )
         queries = [(q, "auto") for q in query] if query else list(DEMO_QUERIES)
         for q, mode in queries:
             console.rule(f"[bold]{escape(q)}[/bold]  [dim](mode {mode})[/dim]")

@@ -15,8 +15,9 @@ from unifind import KnowledgeBase, load_settings
 from unifind.cli._out import console, err_console, friendly_errors, print_json
 from unifind.kb.ingest import FileOutcome, IngestReport, expand_paths
 
-kb_app = typer.Typer(help="Knowledge-base collections: create, ingest, list, delete.",
-                     no_args_is_help=True)  # fmt: skip
+kb_app = typer.Typer(
+    help="Knowledge-base collections: create, ingest, list, delete.", no_args_is_help=True
+)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 Name = Annotated[str, typer.Argument(help="Collection name.")]
@@ -44,16 +45,24 @@ def create(
 ) -> None:
     """Create a collection in the store (the embedded SQLite file by default)."""
     with friendly_errors(), _open() as kb:
-        info = kb.create(name, embedder=None if no_embedder else embedder,
-                         description=description, exist_ok=exist_ok)  # fmt: skip
-        console.print(f"created collection [bold]{escape(info.name)}[/bold] "
-                      f"(embedder: {info.embedder or 'none'}, analyzer: {info.analyzer})")  # fmt: skip
+        info = kb.create(
+            name,
+            embedder=None if no_embedder else embedder,
+            description=description,
+            exist_ok=exist_ok,
+        )
+        console.print(
+            f"created collection [bold]{escape(info.name)}[/bold] "
+            f"(embedder: {info.embedder or 'none'}, analyzer: {info.analyzer})"
+        )
 
 
 @kb_app.command("ingest")
 def ingest(
     name: Name,
-    paths: Annotated[list[Path], typer.Argument(help="Files and folders (txt, md, html, pdf, docx).")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Files and folders (txt, md, html, pdf, docx).")
+    ],
     as_json: JsonOpt = False,
 ) -> None:
     """Ingest files; a bad file is reported by name and the rest are ingested."""
@@ -61,10 +70,15 @@ def ingest(
         kb.collection(name)  # unknown collection → error listing the existing ones
         files, _missing = expand_paths(paths)
         with Progress(
-            TextColumn("[bold]ingest[/bold]"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), TextColumn("{task.description}"),
-            console=err_console, transient=True, disable=as_json,
-        ) as bar:  # fmt: skip
+            TextColumn("[bold]ingest[/bold]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.description}"),
+            console=err_console,
+            transient=True,
+            disable=as_json,
+        ) as bar:
             task = bar.add_task("", total=len(files) + len(_missing))
 
             def tick(outcome: FileOutcome) -> None:
@@ -106,8 +120,14 @@ def list_(as_json: JsonOpt = False) -> None:
         return
     table = Table("name", "documents", "chunks", "embedder", "analyzer", "description", box=None)
     for i in infos:
-        table.add_row(escape(i.name), str(i.documents), str(i.chunks), i.embedder or "none",
-                      i.analyzer, escape(i.description))  # fmt: skip
+        table.add_row(
+            escape(i.name),
+            str(i.documents),
+            str(i.chunks),
+            i.embedder or "none",
+            i.analyzer,
+            escape(i.description),
+        )
     console.print(table)
 
 
@@ -126,18 +146,23 @@ def docs(
         return
     table = Table("document_id", "title", "chunks", "chars", "updated", box=None)
     for d in found:
-        table.add_row(escape(d.document_id), escape(d.title), str(d.chunks), str(d.text_chars),
-                      d.updated_at)  # fmt: skip
+        table.add_row(
+            escape(d.document_id), escape(d.title), str(d.chunks), str(d.text_chars), d.updated_at
+        )
     console.print(table)
 
 
 @kb_app.command("rm")
-def rm(name: Name, document_id: Annotated[str, typer.Argument(help="Document id (see kb docs).")]) -> None:
+def rm(
+    name: Name, document_id: Annotated[str, typer.Argument(help="Document id (see kb docs).")]
+) -> None:
     """Remove one document from a collection (from every index)."""
     with friendly_errors(), _open() as kb:
         if not kb.remove(name, document_id):
-            err_console.print(f"[red]error:[/red] no document {document_id!r} in {name!r} "
-                              f"(see: unifind kb docs {name})")  # fmt: skip
+            err_console.print(
+                f"[red]error:[/red] no document {document_id!r} in {name!r} "
+                f"(see: unifind kb docs {name})"
+            )
             raise typer.Exit(2)
     console.print(f"removed {escape(document_id)}")
 

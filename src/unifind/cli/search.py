@@ -1,12 +1,12 @@
-"""`unifind search`: one request over the knowledge base (web and db join with their legs)."""
+"""`unifind search`: one query over the knowledge base, the web and databases, fused."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from unifind import SearchRequest, Searcher
+from unifind import Searcher, SearchRequest, SearchResult
 from unifind.cli._out import friendly_errors, print_json, print_result
 from unifind.types import Overall
 
@@ -15,42 +15,104 @@ def register(app: typer.Typer) -> None:
     app.command("search")(search)
 
 
+def _requests(
+    query: str, kb: list[str] | None, web: bool, db: list[str] | None, opts: dict[str, Any]
+) -> list[SearchRequest]:
+    kb_opts = {k: v for k, v in opts.items() if k in ("mode", "rerank", "threshold")}
+    common = {k: v for k, v in opts.items() if k in ("limit", "offset")}
+    reqs = []
+    if kb is not None or not (web or db):
+        cols = tuple(c for c in kb or () if c) or None
+        reqs.append(SearchRequest(type="kb", query=query, collections=cols, **kb_opts, **common))
+    if web:
+        reqs.append(SearchRequest(type="web", query=query, **common))
+    if db:
+        models = tuple(m for m in db if m) or None
+        reqs.append(SearchRequest(type="db", query=query, models=models, **common))
+    return reqs
+
+
 def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
     kb: Annotated[
-        list[str] | None, typer.Option("--kb", help="Collection to search (repeatable; default all).")
+        list[str] | None,
+        typer.Option(
+            "--kb",
+            help="Collection to search (repeatable; all when no leg is named).",
+        ),
+    ] = None,
+    web: Annotated[
+        bool, typer.Option("--web", help="Also search the web (zero-key default).")
+    ] = False,
+    db: Annotated[
+        list[str] | None, typer.Option("--db", help="Database model to search (repeatable).")
     ] = None,
     mode: Annotated[
-        str, typer.Option(help="auto | text | semantic | hybrid (auto = hybrid when possible).")
+        str,
+        typer.Option(
+            help="KB mode: auto | text | semantic | hybrid (auto = hybrid when possible)."
+        ),
     ] = "auto",
-    limit: Annotated[int, typer.Option(min=1, max=1000, help="Results per page.")] = 10,
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="Results per leg (and fused).")] = 10,
     offset: Annotated[int, typer.Option(min=0, help="Skip this many results (paging).")] = 0,
     rerank: Annotated[
-        bool, typer.Option("--rerank", help="Rerank with the offline cross-encoder.")
+        bool, typer.Option("--rerank", help="Rerank KB hits with the offline cross-encoder.")
     ] = False,
     threshold: Annotated[
-        float | None, typer.Option(help="Drop results scoring below this.")
+        float | None, typer.Option(help="Drop KB hits scoring below this.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result contract as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result contract as JSON.")
+    ] = False,
 ) -> None:
-    """Search the knowledge base: ranked, cited, with every backend's status.
+    """Search: ranked, cited, with every backend's status — never a silent empty list.
 
-    Exit status: 0 when every backend answered (or some did: partial), 1 when none could
-    (unavailable), 2 for bad input.
+    With several legs (--kb/--web/--db) they run in parallel and are fused into one list
+    (weighted RRF, deduplicated, provenance kept). Exit status: 0 when every backend
+    answered or some did (partial), 1 when none could (unavailable), 2 for bad input.
     """
+    opts = {
+        "mode": mode,
+        "limit": limit,
+        "offset": offset,
+        "rerank": rerank or None,
+        "threshold": threshold,
+    }
     with friendly_errors():
-        req = SearchRequest(
-            type="kb", query=query, collections=tuple(kb) if kb else None, mode=mode,  # type: ignore[arg-type]
-            limit=limit, offset=offset, rerank=rerank or None, threshold=threshold,
-        )  # fmt: skip
+        reqs = _requests(query, kb, web, db, opts)
         searcher = Searcher()
         try:
-            result = searcher.search_sync(req)
+            results = searcher.all_sync(reqs)
+            fused = searcher.fuse(results, top_n=limit) if len(reqs) > 1 else None
         finally:
             searcher.close()
-    if as_json:
-        print_json(result.to_dict())
+    if len(reqs) == 1:
+        single = results.results[0]
+        if as_json:
+            print_json(single.to_dict())
+        else:
+            print_result(single)
+        status = single.status
     else:
-        print_result(result)
-    if result.status is Overall.UNAVAILABLE:
+        merged = SearchResult(
+            type=reqs[0].type,
+            query=query,
+            items=tuple(fused or ()),
+            took_ms=results.took_ms,
+            reports=tuple(r for res in results.results for r in res.reports),
+            notes=tuple(n for res in results.results for n in res.notes),
+        )
+        if as_json:
+            print_json(
+                {
+                    "query": query,
+                    "status": results.status.value,
+                    "items": [i.model_dump(mode="json", exclude_none=True) for i in fused or ()],
+                    "results": [r.to_dict() for r in results.results],
+                }
+            )
+        else:
+            print_result(merged)
+        status = results.status
+    if status is Overall.UNAVAILABLE:
         raise typer.Exit(1)

@@ -83,20 +83,23 @@ def _plan(kb: KnowledgeBase, info: CollectionInfo, mode: str) -> tuple[bool, Any
         if mode != "auto":
             raise ModeUnavailable(f"{mode} search on {name!r} needs its embedder: {exc}") from exc
         err = f"embedder {info.embedder} failed to load: {exc}"
-        return lexical, None, _report(name, "vector", Status.DEGRADED, reason=Reason.ERROR, error=err)
+        return (
+            lexical,
+            None,
+            _report(name, "vector", Status.DEGRADED, reason=Reason.ERROR, error=err),
+        )
 
 
-async def _stage(
-    coll: str, stage: str, fn: Callable[[], list[Hit]]
-) -> tuple[LegReport, _Run]:
+async def _stage(coll: str, stage: str, fn: Callable[[], list[Hit]]) -> tuple[LegReport, _Run]:
     t0 = time.perf_counter()
     run = _Run(coll, stage)
     try:
         run.hits = await asyncio.to_thread(fn)
     except Exception as exc:  # a failing backend is a status, never an exception (DESIGN §3)
         err = f"{stage} search on {coll!r} failed: {type(exc).__name__}: {exc}"
-        return _report(coll, stage, Status.DEGRADED, reason=Reason.ERROR, error=err,
-                       took_ms=_ms(t0)), run  # fmt: skip
+        return _report(
+            coll, stage, Status.DEGRADED, reason=Reason.ERROR, error=err, took_ms=_ms(t0)
+        ), run
     return _report(coll, stage, Status.OK, hits=len(run.hits), took_ms=_ms(t0)), run
 
 
@@ -149,18 +152,25 @@ async def search_collections(kb: KnowledgeBase, req: SearchRequest) -> SearchRes
     page = fused[req.offset : req.offset + req.limit]
     items = await asyncio.to_thread(_items, kb, req, page, runs)
     return SearchResult(
-        type="kb", query=query, items=tuple(items), reports=tuple(reports),
-        took_ms=_ms(t0), total=len(fused), notes=notes,
-    )  # fmt: skip
+        type="kb",
+        query=query,
+        items=tuple(items),
+        reports=tuple(reports),
+        took_ms=_ms(t0),
+        total=len(fused),
+        notes=notes,
+    )
 
 
-def _lex(kb: KnowledgeBase, coll: str, terms: list[str], depth: int, req: SearchRequest
-         ) -> Callable[[], list[Hit]]:  # fmt: skip
+def _lex(
+    kb: KnowledgeBase, coll: str, terms: list[str], depth: int, req: SearchRequest
+) -> Callable[[], list[Hit]]:
     return lambda: kb.store.lexical_search(coll, terms, limit=depth, filters=req.filters)
 
 
-def _vec(kb: KnowledgeBase, coll: str, vec: Any, depth: int, req: SearchRequest
-         ) -> Callable[[], list[Hit]]:  # fmt: skip
+def _vec(
+    kb: KnowledgeBase, coll: str, vec: Any, depth: int, req: SearchRequest
+) -> Callable[[], list[Hit]]:
     return lambda: kb.store.vector_search(coll, vec, limit=depth, filters=req.filters)
 
 
@@ -193,8 +203,9 @@ async def _rerank(
         raise
     except Exception as exc:
         err = f"reranker {spec} failed: {type(exc).__name__}: {exc}; kept the fused order"
-        return fused, _report("rerank", "rerank", Status.DEGRADED, reason=Reason.ERROR,
-                              error=err, took_ms=_ms(t0))  # fmt: skip
+        return fused, _report(
+            "rerank", "rerank", Status.DEGRADED, reason=Reason.ERROR, error=err, took_ms=_ms(t0)
+        )
     order = [keys[i] for i in np.argsort(-np.asarray(scores), kind="stable")]
     if cfg.rerank_fusion == "replace":
         new = [(k, float(scores[keys.index(k)])) for k in order]
@@ -231,10 +242,19 @@ def _items(
         meta = {**rec.metadata, "source": rec.source} if rec.source else dict(rec.metadata)
         items.append(
             Item(
-                type="kb", title=rec.title, content=rec.text, score=round(score, 6),
-                source=req.source, weight=req.effective_weight, url=url,
-                document_id=rec.document_id, collection=rec.collection, chunk_id=rec.chunk_id,
-                span=(rec.start, rec.end), metadata=meta, matched=tuple(votes.get(key, ())),
+                type="kb",
+                title=rec.title,
+                content=rec.text,
+                score=round(score, 6),
+                source=req.source,
+                weight=req.effective_weight,
+                url=url,
+                document_id=rec.document_id,
+                collection=rec.collection,
+                chunk_id=rec.chunk_id,
+                span=(rec.start, rec.end),
+                metadata=meta,
+                matched=tuple(votes.get(key, ())),
             )
-        )  # fmt: skip
+        )
     return items

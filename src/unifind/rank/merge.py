@@ -18,10 +18,15 @@ def canonical_url(url: str) -> str:
     parts = urlsplit(url.strip())
     host = (parts.hostname or "").lower().removeprefix("www.")
     port = parts.port
-    if port and not ((parts.scheme == "http" and port == 80) or (parts.scheme == "https" and port == 443)):
+    if port and not (
+        (parts.scheme == "http" and port == 80) or (parts.scheme == "https" and port == 443)
+    ):
         host = f"{host}:{port}"
-    query = sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                   if not k.lower().startswith(_TRACKING))  # fmt: skip
+    query = sorted(
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if not k.lower().startswith(_TRACKING)
+    )
     path = parts.path.rstrip("/") or ""
     scheme = "https" if parts.scheme in ("http", "https") else parts.scheme.lower()
     return urlunsplit((scheme, host, path, urlencode(query), ""))
@@ -70,8 +75,9 @@ def fuse_results(
             key = dedupe_key(item)
             scores[key] = scores.get(key, 0.0) + item.weight * lw / (k + rank)
             copies.append(item)
-    fused = [it.model_copy(update={"score": round(scores[dedupe_key(it)], 8)})
-             for it in merge(copies)]  # fmt: skip
+    fused = [
+        it.model_copy(update={"score": round(scores[dedupe_key(it)], 8)}) for it in merge(copies)
+    ]
     fused.sort(key=lambda it: -it.score)
     return fused[:top_n] if top_n is not None else fused
 
