@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 import httpx
@@ -61,7 +62,8 @@ class Reply:
 
     @property
     def content_type(self) -> str:
-        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+        value: str = self.headers.get("content-type", "")
+        return value.split(";")[0].strip().lower()
 
     @property
     def text(self) -> str:
@@ -110,7 +112,7 @@ def reason_for_status(status: int) -> Reason:
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)."""
+    """Seconds to wait from Retry-After: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)."""
     if not value:
         return None
     value = value.strip()
@@ -121,7 +123,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     now = time.time() if now is None else now
     return max(0.0, when.timestamp() - now)
 
@@ -150,8 +152,6 @@ def _charset_param(content_type: str) -> str | None:
 def _sniff_meta_charset(head: bytes) -> str | None:
     # The WHATWG prescan looks at the first 1024 bytes for <meta charset=...> or the
     # http-equiv form; a regex over both forms covers what real pages send.
-    import re
-
     m = re.search(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", head, re.IGNORECASE)
     return m.group(1).decode("ascii") if m else None
 
@@ -175,7 +175,12 @@ def describe_exception(exc: BaseException) -> HttpError:
     return HttpError(Reason.UNREACHABLE, f"connection failed ({type(exc).__name__}: {exc})")
 
 
-_TRANSIENT_EXC = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError)
+_TRANSIENT_EXC = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.RemoteProtocolError,
+    httpx.ReadError,
+)
 
 
 def _transient(exc: httpx.HTTPError, error: HttpError) -> bool:
@@ -271,9 +276,14 @@ class Http:
         return random.uniform(0, cap)
 
 
+_QUOTA = re.compile(r"credit|quota|usage limit|run out of searches", re.IGNORECASE)
+
+
 def _status_error(reply: Reply) -> HttpError:
     reason = reason_for_status(reply.status)
     detail = _error_detail(reply)
+    if reason is Reason.ERROR and _QUOTA.search(detail):
+        reason = Reason.RATE_LIMITED  # Serper says "Not enough credits" with a plain 400
     retry_after = parse_retry_after(reply.headers.get("retry-after"))
     msg = f"HTTP {reply.status}"
     if reply.status == 402:

@@ -30,18 +30,20 @@ __all__ = ["ENGLISH_STOPWORDS", "Analyzer", "analyzer_names", "get_analyzer", "g
 #: Standard analysers and of Anserini's BM25 baselines, whose k1/b our stores copy). The
 #: 174-word Snowball list would also drop "how", "what", "should", "before" — words that
 #: matter in the questions agents ask.
-ENGLISH_STOPWORDS: frozenset[str] = frozenset(
+_LUCENE_ENGLISH = (
     "a an and are as at be but by for if in into is it no not of on or such that the their "
-    "then there these they this to was will with".split()
+    "then there these they this to was will with"
 )
+ENGLISH_STOPWORDS: frozenset[str] = frozenset(_LUCENE_ENGLISH.split())
 
 #: Single-character Chinese function words (particles, copula, common prepositions and
 #: conjunctions), from the HIT Chinese stopword list (哈工大停用词表). Multi-character words
 #: are kept: jieba's search mode already splits compounds, and their idf is low anyway.
-CHINESE_STOPWORDS: frozenset[str] = frozenset(
+_HIT_SINGLE_CHARS = (
     "的 地 得 了 着 过 是 在 和 与 及 或 也 都 就 而 之 于 被 把 对 将 从 向 吗 呢 吧 啊 呀 么 "
-    "这 那 其 此 个 们 即 并 且 则 乃".split()
+    "这 那 其 此 个 们 即 并 且 则 乃"
 )
+CHINESE_STOPWORDS: frozenset[str] = frozenset(_HIT_SINGLE_CHARS.split())
 
 # Han ideographs: CJK Unified Ideographs, Extension A, compatibility block, and the
 # supplementary-plane extensions B–H. Kana and Hangul are left to the word tokenizer.
@@ -172,7 +174,7 @@ def guess_lang(text: str, *, sample: int = 20_000) -> str | None:
 
     Han share of letters decides Chinese; English is claimed only when Lucene's stopwords
     make up ≥ 8 % of the word tokens, the classic stopword-profile test (English prose runs
-    at 20–30 %; French or German at well under 5 % of these words).
+    at 20–30 %; French or German prose at a few percent of these words).
     """
     head = unicodedata.normalize("NFKC", text[:sample]).lower()
     han = sum(len(run) for run in _HAN_RUN.findall(head))

@@ -141,7 +141,10 @@ class Searcher:
         except Exception as exc:  # a leg bug must not kill the request (DESIGN §4)
             text = f"{req.type} leg failed: {type(exc).__name__}: {exc}"
             return _only_report(req, Status.DEGRADED, Reason.ERROR, text, _ms(t0))
-        return result
+        # The request, not the leg, decides who asked and how much that counts.
+        stamp = {"source": req.source, "weight": req.effective_weight}
+        items = tuple(it.model_copy(update=stamp) for it in result.items)
+        return result.model_copy(update={"items": items})
 
     # -- several requests -------------------------------------------------------------
 

@@ -87,6 +87,10 @@ _BUILTINS: dict[str, dict[str, str]] = {
         "hash": "unifind.testing.fakes:HashEmbedder",
     },
     "rerankers": {"cross-encoder": "unifind.embed.cross_encoder:CrossEncoderReranker"},
+    "db_generators": {
+        "builtin": "unifind.db.generate.builtin:BuiltinGenerator",
+        "agent": "unifind.db.generate.llm:LLMGenerator",
+    },
     # Registration order matters: the first keyed provider with a key wins (DESIGN §5).
     "web_providers": {
         "tavily": "unifind.web.providers.tavily:Tavily",

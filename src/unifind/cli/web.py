@@ -1,9 +1,194 @@
-"""`unifind web ...` commands."""
+"""`unifind web search`, `unifind fetch`, `unifind providers`: the web leg from a shell."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict
+from typing import Annotated, Any, TypeVar
+
 import typer
+from rich.markup import escape
+from rich.table import Table
+
+from unifind.cli._out import console, friendly_errors, print_json, print_result
+from unifind.config import load_settings
+from unifind.types import Overall, SearchRequest
+from unifind.web.leg import DEFAULT_MAX_CHARS, WebLeg
+from unifind.web.render import render_fetch, render_results
+
+T = TypeVar("T")
+
+web_app = typer.Typer(
+    name="web",
+    help="Search the public web through the configured provider (zero-key default: DuckDuckGo).",
+    no_args_is_help=True,
+)
+
+ConfigOpt = Annotated[
+    str | None, typer.Option("--config", help="YAML config file (default: $UNIFIND_CONFIG).")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+FallbackOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--fallback/--no-fallback",
+        help="On failure, try the next resolvable provider (default: web.fallback in config).",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app (not built yet)."""
+    """Add ``web search`` and the top-level ``fetch`` and ``providers`` commands."""
+    app.add_typer(web_app, name="web")
+    app.command("fetch")(fetch)
+    app.command("providers")(providers)
+
+
+def _leg(config: str | None, **web_overrides: Any) -> WebLeg:
+    settings = load_settings(config)
+    settings.web.update({k: v for k, v in web_overrides.items() if v is not None})
+    return WebLeg.from_settings(settings)
+
+
+def _run(leg: WebLeg, call: Callable[[WebLeg], Awaitable[T]]) -> T:
+    async def main() -> T:
+        try:
+            return await call(leg)
+        finally:
+            await leg.aclose()
+
+    return asyncio.run(main())
+
+
+@web_app.command("search")
+def search(
+    query: Annotated[str, typer.Argument(help="What to search the web for.")],
+    limit: Annotated[int, typer.Option(min=1, max=100, help="Most results to return.")] = 10,
+    offset: Annotated[int, typer.Option(min=0, help="Skip this many results (paging).")] = 0,
+    provider: Annotated[
+        str | None, typer.Option(help="Pin a provider (see `unifind providers`); no silent switch.")
+    ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(help="Upstream engine for meta-search providers (serpapi, searxng)."),
+    ] = None,
+    sites: Annotated[
+        list[str] | None, typer.Option("--sites", help="Only these hosts (repeatable or a,b).")
+    ] = None,
+    time_range: Annotated[
+        str | None, typer.Option("--time-range", help="day | week | month | year.")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=0.1, help="Seconds for the whole search.")
+    ] = None,
+    fallback: FallbackOpt = None,
+    llm: Annotated[bool, typer.Option("--llm", help="Print the text an LLM would get.")] = False,
+    as_json: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Search the web; every provider consulted is reported, never a silent empty list.
+
+    The provider is resolved per DESIGN §5: a pin (--provider or web.search_provider) wins
+    even without its key (then degraded/no_key naming the variable); else the first
+    provider whose key is set; else SearXNG if a base URL is configured, else DuckDuckGo.
+
+    Exit status: 0 when a provider answered (ok, or partial after a fallback), 1 when none
+    could (unavailable: the report says why), 2 for bad input.
+    """
+    with friendly_errors():
+        site_list = tuple(s.strip() for raw in sites or () for s in raw.split(",") if s.strip())
+        req = SearchRequest(
+            type="web",
+            query=query,
+            limit=limit,
+            offset=offset,
+            provider=provider,
+            engine=engine,
+            sites=site_list or None,
+            time_range=time_range,  # type: ignore[arg-type]  # validated by pydantic
+            timeout_s=timeout,
+        )
+        leg = _leg(config)
+        result = _run(leg, lambda w: w.search(req, fallback=fallback))
+    if as_json:
+        print_json(result.to_dict())
+    elif llm:
+        console.print(escape(render_results(result)))
+    else:
+        print_result(result)
+    if result.status is Overall.UNAVAILABLE:
+        raise typer.Exit(1)
+
+
+def fetch(
+    url: Annotated[str, typer.Argument(help="The http(s) URL to read.")],
+    max_chars: Annotated[
+        int, typer.Option("--max-chars", min=1, help="Cap on the text; the overflow is announced.")
+    ] = DEFAULT_MAX_CHARS,
+    provider: Annotated[
+        str | None, typer.Option(help="Pin a fetcher: local | jina | firecrawl | exa.")
+    ] = None,
+    allow_private: Annotated[
+        bool | None,
+        typer.Option("--allow-private", help="Let the local fetcher reach private/loopback hosts."),
+    ] = None,
+    timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds for the fetch.")] = None,
+    fallback: FallbackOpt = None,
+    as_json: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Fetch a page as readable text (markdown-ish, never raw HTML), capped.
+
+    The local fetcher (the zero-key default) refuses loopback, private, link-local and
+    cloud-metadata targets, after DNS and on every redirect, unless --allow-private.
+    Exit status: 0 fetched, 1 failed (the report says why), 2 bad input.
+    """
+    with friendly_errors():
+        leg = _leg(config, allow_private=allow_private)
+        fetched = _run(
+            leg,
+            lambda w: w.fetch(
+                url, max_chars=max_chars, provider=provider, fallback=fallback, timeout_s=timeout
+            ),
+        )
+    if as_json:
+        print_json(fetched.to_dict())
+    else:
+        console.print(escape(render_fetch(fetched)), soft_wrap=True)
+    if not fetched.ok:
+        raise typer.Exit(1)
+
+
+def providers(as_json: JsonOpt = False, config: ConfigOpt = None) -> None:
+    """List every search provider and fetcher, whether it can run here and why, and which
+    one automatic resolution picks (a local check of keys and URLs, no network call)."""
+    with friendly_errors():
+        leg = _leg(config)
+        data: dict[str, Any] = {}
+        for kind, resolver in (("search", leg.searchers), ("fetch", leg.fetchers)):
+            choices, notes = resolver.candidates(resolver.pin())
+            data[kind] = {
+                "resolves_to": asdict(choices[0]) if choices else None,
+                "notes": notes,
+                "plugs": [asdict(resolver.info(n)) for n in resolver.names()],
+            }
+    if as_json:
+        print_json(data)
+        return
+    for kind, section in data.items():
+        table = Table(title=f"{kind} plugs", box=None, header_style="bold", title_justify="left")
+        for col in ("name", "usable", "key", "why", "base URL"):
+            table.add_column(col)
+        for p in section["plugs"]:
+            mark = "[green]yes[/green]" if p["usable"] else "[red]no[/red]"
+            table.add_row(
+                p["name"], mark, p["key_env"] or "-", escape(p["why"]), escape(p["base_url"])
+            )
+        console.print(table)
+        chosen = section["resolves_to"]
+        line = f"{chosen['name']} ({chosen['note']})" if chosen else "nothing usable"
+        console.print(f"[bold]{kind} resolves to:[/bold] {escape(line)}")
+        for note in section["notes"]:
+            console.print(f"[yellow]note:[/yellow] {escape(note)}")
+        console.print()

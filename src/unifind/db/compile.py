@@ -29,6 +29,11 @@ def like_pattern(text: str) -> str:
 
 
 def _condition(col: ColumnElement[Any], op: str, value: Any) -> ColumnElement[bool]:
+    cond: ColumnElement[bool] = _operator(col, op, value)
+    return cond
+
+
+def _operator(col: ColumnElement[Any], op: str, value: Any) -> Any:
     match op:
         case "=":
             return col == value
@@ -44,10 +49,12 @@ def _condition(col: ColumnElement[Any], op: str, value: Any) -> ColumnElement[bo
             return col < value
         case "<=":
             return col <= value
+        # Case-insensitive on every dialect (SQLite's LIKE already is, for ASCII;
+        # PostgreSQL's is not): ILIKE there, lower(x) LIKE lower(y) elsewhere.
         case "like":
-            return col.like(value, escape=LIKE_ESCAPE)
+            return col.ilike(value, escape=LIKE_ESCAPE)
         case "notlike":
-            return sa.or_(col.not_like(value, escape=LIKE_ESCAPE), col.is_(None))
+            return sa.or_(col.not_ilike(value, escape=LIKE_ESCAPE), col.is_(None))
         case "in":
             return col.in_(value)
         case "notin":
@@ -97,9 +104,13 @@ def compile_select(
     permission: ColumnElement[bool] | None,
     limit: int,
     offset: int = 0,
+    table: sa.TableClause | None = None,
 ) -> Compiled:
-    """The SELECT for a validated ``dsl``; ``limit`` is already capped by the caller."""
-    table = sql_table(model)
+    """The SELECT for a validated ``dsl``; ``limit`` is already capped by the caller.
+
+    Pass the ``table`` the permission predicate was built on, so both name one FROM.
+    """
+    table = table if table is not None else sql_table(model)
     names = list(dsl.select or model.columns)
     if model.primary_key and model.primary_key not in names:
         names.insert(0, model.primary_key)  # items need a record id
@@ -110,8 +121,7 @@ def compile_select(
     if clauses:
         stmt = stmt.where(sa.and_(*(c.self_group() for c in clauses)))
     orders = [
-        table.c[o.field].desc() if o.sort == "desc" else table.c[o.field].asc()
-        for o in dsl.orders
+        table.c[o.field].desc() if o.sort == "desc" else table.c[o.field].asc() for o in dsl.orders
     ]
     if model.primary_key:
         orders.append(table.c[model.primary_key].asc())  # deterministic paging

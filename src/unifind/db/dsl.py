@@ -28,8 +28,8 @@ Op = Literal[
 OPS: tuple[str, ...] = get_args(Op)
 
 #: gou's spelled-out operator names, accepted on input and normalised.
-OP_ALIASES = {"eq": "=", "ne": "!=", "neq": "!=", "gt": ">", "ge": ">=", "gte": ">=",
-              "lt": "<", "le": "<=", "lte": "<=", "match": "like", "<>": "!=", "==": "="}  # fmt: skip
+OP_ALIASES = {"eq": "=", "ne": "!=", "neq": "!=", "gt": ">", "ge": ">=", "gte": ">=", "lt": "<",
+              "le": "<=", "lte": "<=", "match": "like", "<>": "!=", "==": "="}  # fmt: skip
 
 #: Most values an ``in`` list may carry: bound parameters are cheap, unbounded lists are not.
 MAX_IN_VALUES = 1000
@@ -137,7 +137,9 @@ def _check_where(w: Where, model: Model, depth: int) -> Where:
     if w.wheres is not None:
         if w.field is not None:
             raise InputError("a where has either a field or nested wheres, not both")
-        return w.model_copy(update={"wheres": tuple(_check_where(x, model, depth + 1) for x in w.wheres)})
+        return w.model_copy(
+            update={"wheres": tuple(_check_where(x, model, depth + 1) for x in w.wheres)}
+        )
     if w.field is None:
         raise InputError("a where needs a field (or nested wheres)")
     col = _column(model, w.field, "wheres")
@@ -201,3 +203,20 @@ def _coerce(value: Any, kind: str) -> Any:
     if kind == "date":
         return dt.date.fromisoformat(text[:10])
     return dt.datetime.fromisoformat(text)
+
+
+def combine(preset: QueryDSL | None, generated: QueryDSL) -> QueryDSL:
+    """The caller's preset parts AND-ed with the generated ones: combined, never replaced."""
+    if preset is None:
+        return generated
+    groups = [Where(wheres=d.wheres) for d in (preset, generated) if d.wheres]
+    seen = {o.field for o in preset.orders}
+    limits = [x for x in (preset.limit, generated.limit) if x is not None]
+    return QueryDSL(
+        model=generated.model or preset.model,
+        select=preset.select or generated.select,
+        wheres=tuple(groups),
+        orders=preset.orders + tuple(o for o in generated.orders if o.field not in seen),
+        limit=min(limits) if limits else None,
+        offset=preset.offset if preset.offset is not None else generated.offset,
+    )

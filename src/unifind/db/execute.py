@@ -87,7 +87,7 @@ class _Handle:
                 raw.interrupt()  # sqlite3_interrupt is safe to call from another thread
             elif self.backend == "postgresql":
                 getattr(raw, "cancel_safe", raw.cancel)()
-        except Exception:  # noqa: S110 - best effort: the statement timeout still applies
+        except Exception:
             pass
 
 
@@ -99,7 +99,9 @@ class Executor:
         self.statement_timeout_s = statement_timeout_s
         self.backend = engine.dialect.name
 
-    async def fetch(self, stmt: sa.Select[Any], *, timeout_s: float | None = None) -> list[dict[str, Any]]:
+    async def fetch(
+        self, stmt: sa.Select[Any], *, timeout_s: float | None = None
+    ) -> list[dict[str, Any]]:
         """Rows as JSON-ready dicts; failures raise SourceError with a reason."""
         limit = min(timeout_s or self.statement_timeout_s, self.statement_timeout_s)
         handle = _Handle(limit)
@@ -127,7 +129,7 @@ class Executor:
                     rows = conn.execute(stmt).mappings().all()
                 finally:
                     handle.raw = None
-                    if self.backend == "sqlite":
+                    if self.backend == "sqlite" and raw is not None:
                         raw.set_progress_handler(None, 0)
                     conn.rollback()
         except sa.exc.DBAPIError as exc:
@@ -172,3 +174,11 @@ def _plain(v: Any) -> Any:
     if isinstance(v, Decimal):
         return int(v) if v == v.to_integral_value() else float(v)
     return v
+
+
+def source_error(exc: sa.exc.DBAPIError) -> SourceError:
+    """A driver error outside a statement (connecting, reading the schema) as a SourceError."""
+    return _classify(exc, _Handle(DEFAULT_SCHEMA_TIMEOUT_S), DEFAULT_SCHEMA_TIMEOUT_S)
+
+
+DEFAULT_SCHEMA_TIMEOUT_S = 30.0

@@ -50,6 +50,8 @@ class Column(BaseModel):
     """Text used for keyword (LIKE) matching."""
     aliases: tuple[str, ...] = ()
     """Words that name this column in a question ("cost", "价格")."""
+    flags: tuple[str, ...] = ()
+    """Words meaning "this is set / non-zero" ("discounted", "打折"); negated: zero or NULL."""
     unit: str | None = None
     """``USD``/``EUR``/``CNY`` (money), ``kg``, ``stars``...: lets "under $100" find it."""
     values: dict[str, tuple[str, ...]] | None = None
@@ -242,7 +244,7 @@ def _fill(model: Model, actual: dict[str, ColumnType], insp: sa.Inspector) -> Mo
     if pk is None:
         try:
             keys = insp.get_pk_constraint(model.table, schema=model.db_schema)
-            pk = (keys.get("constrained_columns") or [None])[0]
+            pk = next(iter(keys.get("constrained_columns") or []), None)
         except NotImplementedError:  # views have no constraints on some dialects
             pk = None
         pk = pk or ("id" if "id" in actual else None)

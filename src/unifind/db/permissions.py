@@ -32,7 +32,9 @@ def permission_clause(
     clauses: list[ColumnElement[bool]] = []
     if perms.tenant:
         if not principal.tenant:
-            raise Forbidden(f"model {model.name!r} is tenant-scoped and the principal has no tenant")
+            raise Forbidden(
+                f"model {model.name!r} is tenant-scoped and the principal has no tenant"
+            )
         clauses.append(table.c[perms.tenant] == principal.tenant)
     visible: list[ColumnElement[bool]] = []
     if perms.visibility:

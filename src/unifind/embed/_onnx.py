@@ -25,6 +25,9 @@ from unifind.errors import ConfigError
 #: BERT-style encoders have 512 learned positions; longer input must be cut.
 MAX_TOKENS = 512
 
+#: Inputs tokenised (and length-sorted) together; bounds memory on huge ingests.
+_WINDOW = 1024
+
 Ids = npt.NDArray[np.int64]
 TextOrPair = str | tuple[str, str]
 
@@ -133,24 +136,38 @@ class OnnxRunner:
         """Run the model over ``inputs`` in batches; ``post(outputs, mask)`` → one row each.
 
         Sorting by length means a batch's padding is set by rows of similar length instead
-        of by one long outlier; rows are put back in input order afterwards.
+        of by one long outlier; rows are put back in input order afterwards. Inputs are
+        tokenised a window at a time so a 100k-chunk ingest doesn't hold every encoding.
         """
-        encodings = self.tokenizer.encode_batch(list(inputs))
+        rows: list[npt.NDArray[np.float32]] = []
+        for start in range(0, len(inputs), _WINDOW):
+            window = list(inputs[start : start + _WINDOW])
+            rows.extend(self._run_window(window, batch_size, post, sort_by_length))
+        if not rows:
+            return np.empty((0, 0), np.float32)
+        return np.stack(rows).astype(np.float32, copy=False)
+
+    def _run_window(
+        self,
+        inputs: list[TextOrPair],
+        batch_size: int,
+        post: Callable[[dict[str, Any], Ids], npt.NDArray[np.float32]],
+        sort_by_length: bool,
+    ) -> list[npt.NDArray[np.float32]]:
+        encodings = self.tokenizer.encode_batch(inputs)
         order = list(range(len(encodings)))
         if sort_by_length:
             order.sort(key=lambda i: len(encodings[i].ids))
         rows: list[npt.NDArray[np.float32]] = [np.empty(0, np.float32)] * len(encodings)
+        names = list(self.outputs)
         for start in range(0, len(order), max(1, batch_size)):
             idx = order[start : start + batch_size]
             feed = self._feed([encodings[i] for i in idx])
-            names = list(self.outputs)
             values = self.session.run(names, feed)
             out = post(dict(zip(names, values, strict=True)), feed["attention_mask"])
             for k, i in enumerate(idx):
                 rows[i] = out[k]
-        if not rows:
-            return np.empty((0, 0), np.float32)
-        return np.stack(rows).astype(np.float32, copy=False)
+        return rows
 
     def _feed(self, batch: Sequence[Any]) -> dict[str, Ids]:
         width = max(len(e.ids) for e in batch)
@@ -200,15 +217,17 @@ def load_runner(
 
 def pool(hidden: npt.NDArray[np.float32], mask: Ids, mode: str) -> npt.NDArray[np.float32]:
     """Pool token vectors ``[B, L, H]`` into one row each: ``cls``, ``mean`` or ``max``."""
-    if mode == "cls":
-        return hidden[:, 0]
     m = mask[..., None].astype(np.float32)
-    if mode == "mean":
+    if mode == "cls":
+        out = hidden[:, 0]
+    elif mode == "mean":
         # sentence-transformers' Pooling: sum of unmasked tokens / their count (min 1e-9).
-        return (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
-    if mode == "max":
-        return np.where(m > 0, hidden, -1e9).max(axis=1)
-    raise ConfigError(f"unknown pooling {mode!r}; valid: cls, max, mean")
+        out = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+    elif mode == "max":
+        out = np.where(m > 0, hidden, -1e9).max(axis=1)
+    else:
+        raise ConfigError(f"unknown pooling {mode!r}; valid: cls, max, mean")
+    return np.asarray(out, np.float32)
 
 
 class OnnxEmbedder(Embedder):
@@ -261,4 +280,5 @@ class OnnxEmbedder(Embedder):
 
     def embed_query(self, text: str) -> Vectors:
         """One row (1-D), with the model's query prefix."""
-        return self._embed([self.query_prefix + text])[0]
+        row: Vectors = self._embed([self.query_prefix + text])[0]
+        return row

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import apsw
 
@@ -105,7 +106,7 @@ def ensure_schema(conn: apsw.Connection, path: Path) -> None:
             version = _pragma(conn, "user_version")
             app_id = _pragma(conn, "application_id")
             if version == 0:
-                tables = conn.execute("SELECT count(*) FROM sqlite_schema").fetchall()[0][0]
+                tables = fetch(conn, "SELECT count(*) FROM sqlite_schema")[0][0]
                 if tables:
                     raise StoreError(
                         f"{path} is an SQLite file but not a unifind KB store "
@@ -137,7 +138,12 @@ def _check_version(path: Path, app_id: int, version: int) -> None:
 
 
 def _pragma(conn: apsw.Connection, name: str) -> int:
-    return int(conn.execute(f"PRAGMA {name}").fetchall()[0][0])
+    return int(fetch(conn, f"PRAGMA {name}")[0][0])
+
+
+def fetch(conn: apsw.Connection, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """All rows of a query; the caller knows its columns' types (apsw types them as a union)."""
+    return conn.execute(sql, params).fetchall()
 
 
 @contextmanager

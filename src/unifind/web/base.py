@@ -45,6 +45,8 @@ class _Plug:
     """Works without a key when pinned, but auto resolution only counts it when keyed."""
     default_base_url: ClassVar[str] = ""
     """Empty means the user must configure one (self-hosted services like SearXNG)."""
+    needs_base_url: ClassVar[bool] = True
+    """False for plugs that call no service of their own (the local fetcher)."""
     docs: ClassVar[str] = ""
     """Where its HTTP API is documented."""
     status_hints: ClassVar[Mapping[int, str]] = {}
@@ -64,8 +66,10 @@ class SearchProvider(_Plug, ABC):
         """What of ``query`` this provider can't honour, as notes (the leg reports them)."""
         caps, out = self.capabilities, []
         if query.time_range and not caps.time_range:
-            out.append(f"time_range: {self.name} can't filter by date; results are not time-filtered")
-        if query.engine and not caps.engines:
+            out.append(
+                f"time_range: {self.name} can't filter by date; results are not time-filtered"
+            )
+        if query.engine and not (caps.engines or caps.any_engine):
             out.append(f"engine: {self.name} has no engine choice; {query.engine!r} ignored")
         if query.limit > caps.max_results:
             out.append(f"limit: {self.name} returns at most {caps.max_results} results per call")
@@ -116,7 +120,7 @@ def looks_like_captcha(text: str) -> bool:
 
 
 def json_body(reply: Reply) -> Any:
-    """The reply as JSON, or SourceError: a captcha page is ``rate_limited``, else ``bad_response``."""
+    """The reply as JSON, or SourceError: a captcha is ``rate_limited``, else ``bad_response``."""
     head = reply.content[:512].lstrip().lower()
     if head.startswith((b"<!doctype", b"<html", b"<")):
         if looks_like_captcha(reply.text):
@@ -151,7 +155,9 @@ def list_field(data: dict[str, Any], *path: str, required: bool = False) -> list
     return [x for x in cur if isinstance(x, dict)]
 
 
-def hit(row: dict[str, Any], *, url: str, title: str, snippet: str, published: str = "") -> WebHit | None:
+def hit(
+    row: dict[str, Any], *, url: str, title: str, snippet: str, published: str = ""
+) -> WebHit | None:
     """A WebHit from ``row`` by field names; None when the row has no usable URL."""
     link = row.get(url)
     if not isinstance(link, str) or not link.strip():

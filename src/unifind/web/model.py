@@ -56,6 +56,8 @@ class Capabilities:
     time_range: bool = False
     engines: tuple[str, ...] = ()
     """Upstream engines selectable with ``engine=`` (first is the default)."""
+    any_engine: bool = False
+    """Engine names are the instance's own (SearXNG): passed through, not checked."""
     max_results: int = 10
     """Most results one call returns; larger limits are cut to this."""
     published: bool = False
@@ -87,6 +89,8 @@ class Page:
     """Where redirects ended; None when the same as ``url``."""
     content_type: str | None = None
     published: str | None = None
+    notes: tuple[str, ...] = ()
+    """Facts worth reporting (a body cut at the byte cap)."""
 
 
 class FetchResult(BaseModel):
@@ -97,6 +101,8 @@ class FetchResult(BaseModel):
     url: str
     report: LegReport
     """Which fetcher ran, how it went, why it was chosen (``note``)."""
+    attempts: tuple[LegReport, ...] = ()
+    """Fetchers that failed before ``report``'s one, when fallback was allowed."""
     final_url: str | None = None
     title: str | None = None
     text: str = ""

@@ -1,0 +1,150 @@
+"""Latency of NL → DSL → SQL → rows through the DB leg vs the same SQL run by hand.
+
+    python bench/db_latency.py [--reps 30] [--pg DSN] [--write bench/results/db.md]
+
+Both sides run on the same warm engine kind (pooled connection, schema already read).
+"Hand" executes the dev set's hand-written SQL with SQLAlchemy; "leg" is ``DBLeg.search``
+(generation, validation, compilation, permission predicate, the worker thread, the
+statement timeout and item rendering included); "generate" is the builtin generator alone.
+PostgreSQL runs when a server answers at ``--pg`` (default: UNIFIND_TEST_PG_DSN or the
+local test DSN), in a scratch schema dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import os
+import platform
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+import yaml
+
+from unifind.db.demo import DEMO_MODELS_YAML, create_demo, load_demo
+from unifind.db.generate.builtin import BuiltinGenerator
+from unifind.db.leg import DBLeg
+from unifind.types import Principal, SearchRequest
+
+DEVSET = Path(__file__).with_name("db_devset.yaml")
+PG_DSN = os.environ.get("UNIFIND_TEST_PG_DSN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+def _ms(samples: list[float]) -> tuple[float, float]:
+    samples = sorted(samples)
+    return statistics.median(samples) * 1000, samples[int(len(samples) * 0.95) - 1] * 1000
+
+
+async def measure(url: str, models: Any, questions: list[dict[str, Any]], reps: int,
+                  today: str, setup_sql: str | None = None) -> dict[str, Any]:  # fmt: skip
+    leg = DBLeg(url, models, row_cap=1000, config={"today": today})
+    principal = Principal(tenant="acme")
+    found = await leg.models()
+    engine = sa.create_engine(url)
+    gen = BuiltinGenerator(today=dt.date.fromisoformat(today))
+    full, hand, generate = [], [], []
+    with engine.connect() as conn:
+        if setup_sql:
+            conn.execute(sa.text(setup_sql))
+        for q in questions:
+            req = SearchRequest(type="db", query=q["q"], models=(q["model"],), limit=1000)
+            await leg.search(req, principal=principal)  # warm
+            conn.execute(sa.text(q["sql"])).all()
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                await leg.search(req, principal=principal)
+                full.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                conn.execute(sa.text(q["sql"])).all()
+                hand.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                gen.generate_sync(q["q"], found[q["model"]])
+                generate.append(time.perf_counter() - t0)
+    engine.dispose()
+    leg.close()
+    (f50, f95), (h50, h95), (g50, g95) = _ms(full), _ms(hand), _ms(generate)
+    return {"leg": (f50, f95), "hand": (h50, h95), "generate": (g50, g95), "ratio": f50 / h50,
+            "n": len(full)}  # fmt: skip
+
+
+async def run(reps: int, pg_dsn: str | None) -> dict[str, dict[str, Any]]:
+    spec = yaml.safe_load(DEVSET.read_text(encoding="utf-8"))
+    questions, today = spec["questions"], spec["today"]
+    out: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = create_demo(Path(tmp) / "shop.sqlite", today=dt.date.fromisoformat(today))
+        out["sqlite"] = await measure(f"sqlite:///{path}", DEMO_MODELS_YAML, questions, reps, today)
+    if pg_dsn:
+        out.update(await _postgres(pg_dsn, questions, reps, today))
+    return out
+
+
+async def _postgres(dsn: str, questions: list[dict[str, Any]], reps: int,
+                    today: str) -> dict[str, dict[str, Any]]:  # fmt: skip
+    try:
+        engine = sa.create_engine(dsn, connect_args={"connect_timeout": 3})
+        with engine.connect() as conn:
+            version = conn.execute(sa.text("SHOW server_version")).scalar_one()
+    except Exception as exc:  # no driver or no server: say so and measure SQLite only
+        print(f"postgresql skipped: {exc}", file=sys.stderr)
+        return {}
+    schema = f"unifind_bench_{secrets.token_hex(4)}"
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        load_demo(engine, schema=schema, today=dt.date.fromisoformat(today))
+        models = {n: {**m, "schema": schema} for n, m in yaml.safe_load(DEMO_MODELS_YAML).items()}
+        res = await measure(dsn, models, questions, reps, today,
+                            setup_sql=f'SET search_path TO "{schema}"')  # fmt: skip
+        return {f"postgresql {version}": res}
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        engine.dispose()
+
+
+def report(results: dict[str, dict[str, Any]], reps: int, command: str) -> str:
+    lines = [
+        "## DB leg latency: NL → DSL → SQL → rows vs hand-written SQL",
+        "",
+        f"Command: `{command}`  ",
+        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}, SQLAlchemy {sa.__version__}; {reps} runs of each of the "
+        f"dev set's questions, warm.",
+        "",
+        "| database | runs | leg p50 ms | leg p95 ms | hand SQL p50 ms | hand SQL p95 ms "
+        "| generate p50 ms | leg / hand (p50) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in results.items():
+        lines.append(
+            f"| {name} | {r['n']} | {r['leg'][0]:.2f} | {r['leg'][1]:.2f} | {r['hand'][0]:.3f} "
+            f"| {r['hand'][1]:.3f} | {r['generate'][0]:.3f} | {r['ratio']:.1f}× |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--pg", default=PG_DSN, help="PostgreSQL DSN; '' to skip")
+    ap.add_argument("--write", type=Path, help="also write the table (markdown) here")
+    args = ap.parse_args()
+    results = asyncio.run(run(args.reps, args.pg or None))
+    text = report(results, args.reps, "python " + " ".join(sys.argv))
+    print(text)
+    if args.write:
+        args.write.parent.mkdir(parents=True, exist_ok=True)
+        args.write.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Superlatives and top-N: "cheapest 5", "3 most expensive", "newest 10", "top 5", "最便宜的5款".
+
+A superlative names a column by meaning (a money, date, weight or rating column) or by
+alias ("highest discount", "评分最高"). Without a count, a superlative keeps one row when
+the noun is singular ("the cheapest laptop") or Chinese (no plural to tell), and every row
+in order when the noun is an English plural ("newest orders").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from unifind.db.generate._numbers import family
+from unifind.db.generate._scan import NUMBER_WORDS, Scan, number
+from unifind.db.models import Column, Model
+
+# (phrases, what they sort, direction); "date" means the model's date column.
+SUPERLATIVES: list[tuple[str, str, str]] = [
+    ("least expensive|lowest[- ]priced|most affordable|cheapest|最便宜|价格最低|最低价",
+     "money", "asc"),
+    ("most expensive|highest[- ]priced|priciest|dearest|最贵|价格最高|最高价", "money", "desc"),
+    ("best[- ]rated|top[- ]rated|highest[- ]rated|best[- ]reviewed"
+     "|评分最高|评价最高|好评最多|最好评", "stars", "desc"),
+    ("worst[- ]rated|lowest[- ]rated|评分最低|评价最低", "stars", "asc"),
+    ("most recent|newest|latest|recent|最新|最近|近期", "date", "desc"),
+    ("oldest|earliest|最早|最旧|最老", "date", "asc"),
+    ("heaviest|最重", "kg", "desc"),
+    ("lightest|最轻", "kg", "asc"),
+    ("largest|biggest|最大", "money", "desc"),
+    ("smallest|最小", "money", "asc"),
+]  # fmt: skip
+
+_N = r"\d+|" + "|".join(NUMBER_WORDS)
+_MEASURE = r"(?:个|款|件|台|部|条|名|笔|位|只|副)"
+_LEAD = r"(?:(?<=^)|(?<=\bthe )|(?<=\bme )|(?<=\bshow )|(?<=\blist )|(?<=\bfind )|(?<=\bget ))"
+_TOP = re.compile(rf"(?<![a-z])(?:top|first)\s+(?P<n>{_N})\b|前\s*(?P<zn>{_N})\s*{_MEASURE}?")
+_DESC_WORDS = r"desc|descending|highest first|降序|从高到低"
+_ASC_WORDS = r"asc|ascending|lowest first|升序|从低到高"
+
+
+@dataclass(frozen=True, slots=True)
+class Ordering:
+    column: str
+    sort: str
+
+
+def read_order(scan: Scan, model: Model) -> tuple[list[Ordering], int | None]:
+    """Consume superlatives, "sort by" phrases and top-N; return the orders and a limit."""
+    limit: int | None = None
+    for m in scan.find(_TOP):
+        limit = int(number(m["n"] or m["zn"]))
+        scan.consume(*m.span())
+    orders: list[Ordering] = []
+    for phrases, target, sort in SUPERLATIVES:
+        col = _target(model, target, scan)
+        if col is None:
+            continue
+        pattern = re.compile(
+            rf"(?:{_LEAD}(?P<pre>{_N})\s+|(?P<zpre>{_N})\s*{_MEASURE}\s*)?"
+            rf"(?<![a-z])(?:the\s+)?(?:{phrases})(?![a-z])"
+            rf"(?:\s*的?\s*(?P<post>{_N})(?![\d.])\s*{_MEASURE}?)?"
+        )
+        for m in scan.find(pattern):
+            n = m["pre"] or m["zpre"] or m["post"]
+            if n:
+                limit = int(number(n))
+            elif limit is None and not _plural_follows(scan, m.end()):
+                limit = 1
+            scan.consume(*m.span())
+            orders.append(Ordering(col.name, sort))
+    orders.extend(_by_alias(scan, model))
+    return orders, limit
+
+
+def _target(model: Model, target: str, scan: Scan) -> Column | None:
+    cols = list(model.columns.values())
+    if target == "date":
+        dated = [c for c in cols if c.type in ("date", "datetime")]
+        named = [c for c in dated if any(a in scan.text for a in c.aliases)]
+        return next(iter(named or dated), None)
+    return next((c for c in cols if c.type in ("integer", "number") and family(c) == target), None)
+
+
+def _plural_follows(scan: Scan, end: int) -> bool:
+    nxt = re.match(r"\s*([a-z]+)", scan.rest[end:])
+    return bool(nxt and nxt[1].endswith("s") and not nxt[1].endswith("ss"))
+
+
+def _by_alias(scan: Scan, model: Model) -> list[Ordering]:
+    out: list[Ordering] = []
+    for col in model.columns.values():
+        if col.type not in ("integer", "number", "date", "datetime"):
+            continue
+        for alias in sorted({*col.aliases, col.name.replace("_", " ")}, key=len, reverse=True):
+            for pattern, sort in _alias_rules(alias):
+                for m in scan.find(pattern):
+                    d = m.groupdict().get("dir") or m.groupdict().get("zdir")
+                    if d:
+                        sort = "desc" if re.fullmatch(_DESC_WORDS, d) else "asc"
+                    scan.consume(*m.span())
+                    out.append(Ordering(col.name, sort))
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _alias_rules(alias: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """ "highest X", "X最高", "sorted by X desc", "按X排序" for one column alias."""
+    a = re.escape(alias)
+    rules = [
+        (rf"(?<![a-z])(?:highest|most|largest|biggest|greatest|max(?:imum)?)\s+{a}s?(?![a-z])"
+         rf"|{a}最高|{a}最大|{a}最多|最高{a}|最大{a}|最多{a}", "desc"),
+        (rf"(?<![a-z])(?:lowest|least|smallest|fewest|min(?:imum)?)\s+{a}s?(?![a-z])"
+         rf"|{a}最低|{a}最小|{a}最少|最低{a}|最小{a}|最少{a}", "asc"),
+        (rf"(?<![a-z])(?:(?:sorted|ordered|sort|order|rank(?:ed)?)\s+)?by\s+{a}(?![a-z])"
+         rf"(?:\s*(?P<dir>{_DESC_WORDS}|{_ASC_WORDS}))?"
+         rf"|按\s*{a}\s*(?:(?P<zdir>{_DESC_WORDS}|{_ASC_WORDS})|排序|排列)?", "asc"),
+    ]  # fmt: skip
+    return tuple((re.compile(p), sort) for p, sort in rules)

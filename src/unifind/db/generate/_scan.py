@@ -1,0 +1,70 @@
+"""A question being read: normalised text plus which characters a rule already consumed."""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterator
+
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_SPACES = re.compile(r"\s+")
+_NON = re.compile(r"\bnon-(?=\w)")  # "non-apple" → "non apple": the value stays a word
+#: Zero-width and bidi controls: invisible, and a classic way to smuggle text past filters.
+_INVISIBLE = dict.fromkeys(
+    [0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "twenty": 20,
+                "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+                "八": 8, "九": 9, "十": 10}  # fmt: skip
+
+
+def normalise(text: str) -> str:
+    """NFKC (full-width digits and symbols become ASCII), lower case, one space, no 1,000 commas."""
+    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower()
+    return _SPACES.sub(" ", _NON.sub("non ", _THOUSANDS.sub("", text))).strip()
+
+
+def is_cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf"
+
+
+class Scan:
+    """``text`` is fixed; ``rest`` is ``text`` with consumed spans blanked (same offsets)."""
+
+    def __init__(self, question: str) -> None:
+        self.text = normalise(question)
+        self.rest = self.text
+
+    def find(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+        """Matches in the unconsumed text (a snapshot: consuming while iterating is safe)."""
+        yield from pattern.finditer(self.rest)
+
+    def consume(self, start: int, end: int) -> None:
+        self.rest = self.rest[:start] + " " * (end - start) + self.rest[end:]
+
+    def before(self, start: int, chars: int = 30) -> str:
+        """Unconsumed text just before ``start``."""
+        return self.rest[max(0, start - chars) : start]
+
+    def after(self, end: int, chars: int = 20) -> str:
+        return self.rest[end : end + chars]
+
+
+@functools.lru_cache(maxsize=4096)  # model vocabularies are small and reused per question
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """A phrase as a whole word (latin) or a plain substring (CJK has no spaces)."""
+    phrase = normalise(phrase)
+    body = r"\s*".join(re.escape(p) for p in phrase.split(" "))
+    if phrase and is_cjk(phrase[0]):
+        return re.compile(body)
+    return re.compile(rf"(?<![\w-]){body}(?:e?s)?(?![\w-])")
+
+
+def number(text: str) -> float:
+    """``"5"``, ``"2.5"``, ``"five"``, ``"五"`` → a number."""
+    if text in NUMBER_WORDS:
+        return float(NUMBER_WORDS[text])
+    return float(text)

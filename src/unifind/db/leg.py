@@ -1,0 +1,274 @@
+"""The DB leg: a question → per-model QueryDSL → safe SELECT → cited items (DESIGN §7).
+
+Settings (``settings.db``): ``url`` (default: the demo SQLite under ``settings.home`` if it
+exists, else the leg is ``disabled``), ``models`` (YAML path, YAML text or mapping; the
+demo's when the URL is the demo), ``row_cap`` (100), ``statement_timeout_s`` (10),
+``generator`` (``builtin`` | ``agent:<name>``), ``agents`` ({name: {base_url, model,
+api_key}}), ``strict`` (false).
+
+A model with permission columns and no principal is reported ``degraded/forbidden``, not
+``skipped``: rows were asked for and withheld, so the overall status must not read ``ok``
+(a caller whose auth wiring is missing should notice, not get a quiet empty list), and
+``skipped`` means the request itself excluded the backend (DESIGN §3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from unifind.config import Settings
+from unifind.db.compile import compile_select, render
+from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML
+from unifind.db.dsl import QueryDSL, combine, parse_dsl, validate_dsl
+from unifind.db.execute import Executor, make_engine, missing_sqlite_file, source_error
+from unifind.db.generate._scan import normalise, phrase_pattern
+from unifind.db.generate.base import GenerationError, Generator, check_uses, resolve_generator
+from unifind.db.models import Model, introspect, load_models, sql_table
+from unifind.db.permissions import Forbidden, permission_clause
+from unifind.db.render import to_items
+from unifind.errors import ConfigError, InputError, SourceError, UnknownName
+from unifind.types import Item, LegReport, Principal, Reason, SearchRequest, SearchResult, Status
+
+DEFAULT_ROW_CAP = 100
+DEFAULT_TIMEOUT_S = 10.0
+
+
+class DBLeg:
+    """Searches declared models of one database."""
+
+    def __init__(
+        self,
+        url: str | None,
+        models: str | Path | Mapping[str, Any] | None = None,
+        *,
+        row_cap: int = DEFAULT_ROW_CAP,
+        statement_timeout_s: float = DEFAULT_TIMEOUT_S,
+        generator: str = "builtin",
+        config: Mapping[str, Any] | None = None,
+        strict: bool = False,
+        disabled: str | None = None,
+    ) -> None:
+        self.url = url
+        self.row_cap = row_cap
+        self.statement_timeout_s = statement_timeout_s
+        self.generator = generator
+        self.config = dict(config or {})
+        self.strict = strict
+        self.disabled = disabled or (None if url else "no database configured (db.url)")
+        if models is None and not self.disabled:
+            self.disabled = "db.models is not set: declare the tables the DB leg may search"
+        self._declared = load_models(models) if models is not None and not self.disabled else {}
+        self._models: dict[str, Model] | None = None
+        self._executor: Executor | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DBLeg:
+        cfg = dict(settings.db)
+        url, models = cfg.get("url"), cfg.get("models")
+        demo = Path(settings.home) / DEMO_FILE
+        if url is None and demo.exists():
+            url = f"sqlite:///{demo}"
+        if models is None and url == f"sqlite:///{demo}":
+            models = DEMO_MODELS_YAML
+        disabled = None if url else "no database configured: set db.url or run `unifind db demo`"
+        return cls(
+            url,
+            models,
+            row_cap=int(cfg.get("row_cap", DEFAULT_ROW_CAP)),
+            statement_timeout_s=float(cfg.get("statement_timeout_s", DEFAULT_TIMEOUT_S)),
+            generator=str(cfg.get("generator", "builtin")),
+            config=cfg,
+            strict=bool(cfg.get("strict", False)),
+            disabled=disabled,
+        )
+
+    def close(self) -> None:
+        """Release pooled connections."""
+        if self._executor is not None:
+            self._executor.engine.dispose()
+            self._executor = None
+
+    async def models(self) -> dict[str, Model]:
+        """Declared models completed by introspection (once; retried after a failure)."""
+        if self._models is None:
+            executor = self._get_executor()
+            self._models = await asyncio.wait_for(
+                asyncio.to_thread(_introspect, executor.engine, self._declared),
+                self.statement_timeout_s * 3,
+            )
+        return self._models
+
+    def _get_executor(self) -> Executor:
+        if self._executor is None:
+            assert self.url is not None
+            if path := missing_sqlite_file(self.url):
+                raise SourceError(Reason.UNREACHABLE, f"database file {path} does not exist")
+            engine = make_engine(self.url)
+            self._executor = Executor(engine, statement_timeout_s=self.statement_timeout_s)
+        return self._executor
+
+    async def search(
+        self, req: SearchRequest, *, principal: Principal | None = None, explain: bool = False
+    ) -> SearchResult:
+        """Never raises for a source failure; bad input (unknown model/field/op) raises."""
+        t0 = time.perf_counter()
+        if req.type != "db":
+            raise InputError(f"DBLeg answers db requests, not {req.type}")
+        if self.disabled:
+            report = LegReport(leg="db", backend="db", status=Status.DISABLED,
+                               reason=Reason.NOT_CONFIGURED, note=self.disabled)  # fmt: skip
+            return SearchResult(type="db", query=req.query, reports=(report,))
+        uses = req.uses or self.generator
+        check_uses(uses)
+        preset = parse_dsl(req.dsl) if req.dsl else None
+        try:
+            models = await self.models()
+        except (SourceError, ConfigError, TimeoutError, sa.exc.SQLAlchemyError) as exc:
+            err = _as_source_error(exc)
+            report = LegReport(leg="db", backend="db", status=Status.DEGRADED, reason=err.reason,
+                               error=f"db: {err}", took_ms=_ms(t0))  # fmt: skip
+            return SearchResult(type="db", query=req.query, reports=(report,), took_ms=_ms(t0))
+        chosen, skipped = _choose(req, preset, models)
+        for model in chosen:
+            if preset is not None:
+                validate_dsl(preset.model_copy(update={"model": None}), model)
+        generator = resolve_generator(uses, self.config)
+        strict = self.strict if req.strict is None else req.strict
+        runs = await asyncio.gather(
+            *(self._one(req, m, preset, generator, strict, principal, explain) for m in chosen)
+        )
+        return _result(req, runs, skipped, _ms(t0))
+
+    async def _one(
+        self,
+        req: SearchRequest,
+        model: Model,
+        preset: QueryDSL | None,
+        generator: Generator,
+        strict: bool,
+        principal: Principal | None,
+        explain: bool,
+    ) -> _Run:
+        t0 = time.perf_counter()
+        run = _Run(model.name)
+        try:
+            table = sql_table(model)
+            permission = permission_clause(model, table, principal)
+            gen = await generator.generate(req.query, model, strict=strict)
+            dsl = validate_dsl(combine(preset, gen.dsl), model)
+            run.dsl, run.notes = dsl.to_dict(), list(gen.notes)
+            limit = min(dsl.limit or req.limit, req.limit, self.row_cap)
+            compiled = compile_select(dsl, model, permission=permission, limit=limit,
+                                      offset=req.offset, table=table)  # fmt: skip
+            executor = self._get_executor()
+            if explain:
+                sql, params = render(compiled.statement, executor.engine.dialect)
+                shown = json.dumps(params, ensure_ascii=False)
+                run.notes += [f"{model.name} SQL: {' '.join(sql.split())}",
+                              f"{model.name} params: {shown}"]  # fmt: skip
+            rows = await executor.fetch(compiled.statement, timeout_s=req.timeout_s)
+        except Forbidden as exc:
+            run.report = _degraded(model.name, Reason.FORBIDDEN, str(exc), t0)
+            return run
+        except GenerationError as exc:
+            run.report = _degraded(model.name, exc.reason, f"{generator.name}: {exc}", t0)
+            return run
+        except SourceError as exc:
+            run.report = _degraded(model.name, exc.reason, f"{model.name}: {exc}", t0)
+            return run
+        run.items = to_items(model, rows, req, keywords=gen.keywords, ordered=bool(dsl.orders))
+        note = f"generator {uses_name(generator)}"
+        if (dsl.limit or 0) > self.row_cap:
+            note += f"; limit {dsl.limit} capped at row_cap {self.row_cap}"
+        run.report = LegReport(leg="db", backend=model.name, status=Status.OK,
+                               hits=len(rows), took_ms=_ms(t0), note=note)  # fmt: skip
+        return run
+
+
+class _Run:
+    """What one model's search produced."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.items: list[Item] = []
+        self.report: LegReport | None = None
+        self.dsl: dict[str, Any] | None = None
+        self.notes: list[str] = []
+
+
+def uses_name(generator: Generator) -> str:
+    return getattr(generator, "uses", generator.name)
+
+
+def _introspect(engine: sa.Engine, declared: dict[str, Model]) -> dict[str, Model]:
+    try:
+        return introspect(engine, declared)
+    except sa.exc.DBAPIError as exc:
+        raise source_error(exc) from exc
+
+
+def _as_source_error(exc: BaseException) -> SourceError:
+    if isinstance(exc, SourceError):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return SourceError(Reason.TIMEOUT, "reading the database schema timed out")
+    return SourceError(Reason.ERROR, str(exc))
+
+
+def _choose(
+    req: SearchRequest, preset: QueryDSL | None, models: dict[str, Model]
+) -> tuple[list[Model], list[tuple[str, str]]]:
+    """Models to search, and those passed over with why."""
+    if preset is not None and preset.model:
+        names = [preset.model]
+    elif req.models:
+        names = list(req.models)
+    else:
+        text = normalise(req.query)
+        names = [n for n, m in models.items() if _mentioned(m, text)] or list(models)
+        if len(names) < len(models):
+            others = [(n, "the question names other models") for n in models if n not in names]
+            return [models[n] for n in names], others
+    for n in names:
+        if n not in models:
+            raise UnknownName("db model", n, models)
+    return [models[n] for n in names], [(n, "not requested") for n in models if n not in names]
+
+
+def _mentioned(model: Model, text: str) -> bool:
+    """Named by an alias, or one of its enumerated values is ("sony" → products)."""
+    words = {model.name, model.table, *model.aliases}
+    for col in model.columns.values():
+        for value, aliases in (col.values or {}).items():
+            words.update((value, value.replace("_", " "), *aliases))
+    return any(phrase_pattern(w).search(text) for w in words if normalise(w))
+
+
+def _degraded(backend: str, reason: Reason, error: str, t0: float) -> LegReport:
+    return LegReport(leg="db", backend=backend, status=Status.DEGRADED, reason=reason,
+                     error=error, took_ms=_ms(t0))  # fmt: skip
+
+
+def _result(
+    req: SearchRequest, runs: list[_Run], skipped: list[tuple[str, str]], took_ms: float
+) -> SearchResult:
+    items = sorted((i for r in runs for i in r.items), key=lambda i: -i.score)[: req.limit]
+    reports = [r.report for r in runs if r.report is not None]
+    reports += [LegReport(leg="db", backend=n, status=Status.SKIPPED,
+                          reason=Reason.NOT_REQUESTED, note=why) for n, why in skipped]  # fmt: skip
+    dsls = [r.dsl for r in runs if r.dsl is not None]
+    dsl = dsls[0] if len(dsls) == 1 else ({"queries": dsls} if dsls else None)
+    notes = tuple(n for r in runs for n in r.notes)
+    return SearchResult(type="db", query=req.query, items=tuple(items), reports=tuple(reports),
+                        took_ms=took_ms, dsl=dsl, notes=notes)  # fmt: skip
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 2)

@@ -1,0 +1,226 @@
+"""Derived indexes follow the file's change log, so every query sees committed state.
+
+Before answering, a follower compares its watermark (the last applied ``changes.seq``)
+with the collection's head: one indexed ``max(seq)`` lookup. If the head moved (this or
+another process committed), it applies the net adds and deletes inside one read
+snapshot; if it fell behind the log floor, the collection was recreated, or its index
+is too fragmented, it rebuilds from the file. Writers serialise on ``BEGIN IMMEDIATE``,
+so seqs commit in order and a watermark never skips an in-flight change.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+import apsw
+import numpy as np
+
+from unifind.errors import UnknownName
+from unifind.kb import _lexical, _vectors
+from unifind.kb._hnsw import Hnsw
+from unifind.kb._schema import fetch, snapshot
+
+I = TypeVar("I")  # noqa: E741 - the index type
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A collection as a query sees it: its id, dim and change-log position."""
+
+    id: int
+    dim: int | None
+    floor: int
+    seq: int
+
+
+def read_head(conn: apsw.Connection, name: str) -> Head:
+    rows = fetch(
+        conn,
+        "SELECT id, dim, log_floor, "
+        "(SELECT coalesce(max(seq), 0) FROM changes WHERE collection_id = c.id) "
+        "FROM collections AS c WHERE name = ?",
+        (name,),
+    )
+    if not rows:
+        names = [r[0] for r in conn.execute("SELECT name FROM collections")]
+        raise UnknownName("collection", name, names)
+    cid, dim, floor, seq = rows[0]
+    return Head(int(cid), dim, int(floor), int(seq))
+
+
+def _head_by_id(conn: apsw.Connection, head: Head) -> Head:
+    rows = fetch(
+        conn,
+        "SELECT log_floor, (SELECT coalesce(max(seq), 0) FROM changes WHERE collection_id = ?) "
+        "FROM collections WHERE id = ?",
+        (head.id, head.id),
+    )
+    if not rows:  # deleted since read_head: its index is empty from now on
+        return head
+    return Head(head.id, head.dim, int(rows[0][0]), int(rows[0][1]))
+
+
+def _net_changes(conn: apsw.Connection, head: Head, since: int) -> tuple[list[int], list[int]]:
+    """Chunks added and deleted after ``since``; a chunk both added and deleted is neither."""
+    added: set[int] = set()
+    deleted: set[int] = set()
+    for chunk, op in conn.execute(
+        "SELECT chunk, op FROM changes WHERE collection_id = ? AND seq > ? AND seq <= ?",
+        (head.id, since, head.seq),
+    ):
+        (added if op == "add" else deleted).add(int(chunk))
+    return sorted(added - deleted), sorted(deleted - added)
+
+
+def _in_collection(ids: list[int] | None) -> tuple[str, tuple[object, ...]]:
+    if ids is None:
+        return "d.collection_id = ?", ()
+    return "d.collection_id = ? AND c.id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)
+
+
+def load_terms(conn: apsw.Connection, coll_id: int, ids: list[int] | None) -> list[_lexical.Row]:
+    where, extra = _in_collection(ids)
+    rows = conn.execute(
+        "SELECT t.chunk, t.length, t.postings FROM chunk_terms AS t "
+        "JOIN chunks AS c ON c.id = t.chunk JOIN documents AS d ON d.id = c.doc "
+        f"WHERE {where} ORDER BY t.chunk",
+        (coll_id, *extra),
+    )
+    return [(int(r), int(n), bytes(b)) for r, n, b in rows]
+
+
+def load_vectors(conn: apsw.Connection, coll_id: int, ids: list[int] | None) -> list[_vectors.Row]:
+    where, extra = _in_collection(ids)
+    rows = conn.execute(
+        "SELECT v.chunk, v.vector FROM chunk_vectors AS v "
+        "JOIN chunks AS c ON c.id = v.chunk JOIN documents AS d ON d.id = c.doc "
+        f"WHERE {where} ORDER BY v.chunk",
+        (coll_id, *extra),
+    )
+    return [(int(r), bytes(b)) for r, b in rows]
+
+
+class Follower(Generic[I]):
+    """One derived index of one collection, kept at the file's committed state."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        """Held while catching up and while searching: the index mutates in place."""
+        self.index: I | None = None
+        self.collection_id = 0
+        self.seq = -1
+
+    def current(self, conn: apsw.Connection, head: Head) -> I:
+        """The index at ``head`` or later; call with ``lock`` held."""
+        if self.index is not None and self.collection_id == head.id and self.seq == head.seq:
+            return self.index
+        with snapshot(conn):
+            head = _head_by_id(conn, head)
+            index = self.index if self.collection_id == head.id else None
+            if index is None or self.seq < head.floor or self._fragmented(index):
+                index = self._build(conn, head)
+            else:
+                added, deleted = _net_changes(conn, head, self.seq)
+                if len(added) + len(deleted) > max(10_000, self._size(index)):
+                    index = self._build(conn, head)
+                else:
+                    self._apply(conn, head, index, added, deleted)
+        self.index, self.collection_id, self.seq = index, head.id, head.seq
+        self._after(index)
+        return index
+
+    def _build(self, conn: apsw.Connection, head: Head) -> I:
+        raise NotImplementedError
+
+    def _apply(
+        self, conn: apsw.Connection, head: Head, index: I, added: list[int], deleted: list[int]
+    ) -> None:
+        raise NotImplementedError
+
+    def _fragmented(self, index: I) -> bool:
+        return False
+
+    def _size(self, index: I) -> int:
+        return 0
+
+    def _after(self, index: I) -> None:
+        """Hook run after catching up, outside the read snapshot."""
+
+
+class LexicalFollower(Follower[_lexical.LexicalIndex]):
+    def _build(self, conn: apsw.Connection, head: Head) -> _lexical.LexicalIndex:
+        return _lexical.LexicalIndex(load_terms(conn, head.id, None))
+
+    def _apply(
+        self,
+        conn: apsw.Connection,
+        head: Head,
+        index: _lexical.LexicalIndex,
+        added: list[int],
+        deleted: list[int],
+    ) -> None:
+        index.delete(deleted)
+        index.add(load_terms(conn, head.id, added))
+
+    def _fragmented(self, index: _lexical.LexicalIndex) -> bool:
+        return index.needs_rebuild()
+
+    def _size(self, index: _lexical.LexicalIndex) -> int:
+        return index.live
+
+
+@dataclass
+class VectorState:
+    """The exact matrix, plus an HNSW accelerator once the collection is big enough."""
+
+    exact: _vectors.VectorIndex
+    hnsw: Hnsw | None = None
+
+
+class VectorFollower(Follower[VectorState]):
+    def __init__(self, db: Path, collection: str, hnsw_threshold: int) -> None:
+        super().__init__()
+        self._db, self._collection, self._threshold = db, collection, hnsw_threshold
+
+    def _build(self, conn: apsw.Connection, head: Head) -> VectorState:
+        exact = _vectors.VectorIndex(head.dim or 0, load_vectors(conn, head.id, None))
+        return VectorState(exact)
+
+    def _apply(
+        self,
+        conn: apsw.Connection,
+        head: Head,
+        state: VectorState,
+        added: list[int],
+        deleted: list[int],
+    ) -> None:
+        rows = load_vectors(conn, head.id, added)
+        state.exact.delete(deleted)
+        state.exact.add(rows)
+        if state.hnsw is not None:
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            state.hnsw.apply(*state.exact.vectors_of(ids), deleted=np.asarray(deleted, np.int64))
+
+    def _size(self, state: VectorState) -> int:
+        return state.exact.live
+
+    def _after(self, state: VectorState) -> None:
+        if state.exact.live < self._threshold:
+            state.hnsw = None  # small again: the exact scan is as fast and exact
+            return
+        if state.hnsw is None:
+            state.hnsw = Hnsw.open(self._db, self._collection, self.collection_id, state.exact)
+            if state.hnsw.dirty:
+                state.hnsw.save(self.seq)
+        elif state.hnsw.dirty > max(1_000, len(state.hnsw) // 10):
+            state.hnsw.save(self.seq)
+
+    def save(self) -> None:
+        """Write the sidecar if changes were applied since it was last written."""
+        with self.lock:
+            if self.index is not None and self.index.hnsw is not None and self.index.hnsw.dirty:
+                self.index.hnsw.save(self.seq)

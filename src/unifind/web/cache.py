@@ -1,0 +1,83 @@
+"""Optional TTL cache of provider answers in an embedded SQLite file, so an agent repeating a
+query doesn't pay twice. Only ``ok`` answers are stored; a hit is reported as such."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+
+from unifind.web.model import WebHit, WebQuery
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS web_cache (
+    key TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    created REAL NOT NULL,
+    hits TEXT NOT NULL
+)
+"""
+
+
+def cache_key(provider: str, query: WebQuery) -> str:
+    """A digest of everything that changes the answer: provider and every query field."""
+    raw = json.dumps([provider, asdict(query)], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class WebCache:
+    """Provider answers by (provider, query), valid for ``ttl_s`` seconds."""
+
+    def __init__(self, path: str | Path, ttl_s: float, clock: object = time.time) -> None:
+        self.path, self.ttl_s = Path(path), float(ttl_s)
+        self._clock = clock
+
+    def _now(self) -> float:
+        return float(self._clock())  # type: ignore[operator]
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=5)
+        try:
+            with conn:  # one transaction, committed on success
+                conn.execute(_SCHEMA)
+                yield conn
+        finally:
+            conn.close()
+
+    def _get(self, key: str) -> tuple[list[WebHit], float] | None:
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT created, hits FROM web_cache WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None:
+            return None
+        age = self._now() - row[0]
+        if age > self.ttl_s:
+            return None
+        return [WebHit(**h) for h in json.loads(row[1])], age
+
+    def _put(self, key: str, provider: str, hits: list[WebHit]) -> None:
+        now = self._now()
+        payload = json.dumps([asdict(h) for h in hits], ensure_ascii=False)
+        with self._connect() as conn:
+            conn.execute("DELETE FROM web_cache WHERE created < ?", (now - self.ttl_s,))
+            conn.execute(
+                "INSERT OR REPLACE INTO web_cache (key, provider, created, hits) "
+                "VALUES (?, ?, ?, ?)",
+                (key, provider, now, payload),
+            )
+
+    async def get(self, provider: str, query: WebQuery) -> tuple[list[WebHit], float] | None:
+        """Cached hits and their age in seconds, or None (absent or expired)."""
+        return await asyncio.to_thread(self._get, cache_key(provider, query))
+
+    async def put(self, provider: str, query: WebQuery, hits: list[WebHit]) -> None:
+        await asyncio.to_thread(self._put, cache_key(provider, query), provider, hits)

@@ -1,0 +1,1 @@
+"""Built-in fetchers, one module per service (registered in ``unifind.registry``)."""

@@ -1,0 +1,1 @@
+"""Built-in search providers, one module per service (registered in ``unifind.registry``)."""

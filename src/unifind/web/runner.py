@@ -1,0 +1,159 @@
+"""The one place a plug meets the network: deadline, key check, suspension, status mapping.
+
+Whatever happens inside a provider or fetcher comes out as a :class:`LegReport`; only
+cancellation propagates (a race/any loser must stop at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from unifind._http import Http, HttpError
+from unifind.errors import SourceError
+from unifind.types import LegReport, Reason, Status
+from unifind.web.base import Fetcher, SearchProvider
+from unifind.web.model import Page, PlugConfig, WebHit, WebQuery
+
+#: How long a provider rests after a 429 that named no Retry-After.
+DEFAULT_SUSPENSION_S = 60.0
+
+
+@dataclass
+class Suspensions:
+    """Providers that answered 429, and until when (monotonic) they must not be called."""
+
+    until: dict[str, float] = field(default_factory=dict)
+    clock: Any = time.monotonic
+
+    def suspend(self, name: str, seconds: float) -> None:
+        self.until[name] = max(self.until.get(name, 0.0), self.clock() + seconds)
+
+    def remaining(self, name: str) -> float:
+        left = float(self.until.get(name, 0.0) - self.clock())
+        if left <= 0:
+            self.until.pop(name, None)
+            return 0.0
+        return left
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def _precheck(
+    plug: SearchProvider | Fetcher, config: PlugConfig, suspensions: Suspensions
+) -> SourceError | None:
+    name = plug.name
+    if plug.key_env and not plug.key_optional and not config.api_key:
+        return SourceError(
+            Reason.NO_KEY, f"{name}: no API key; set {plug.key_env} or web.{name}.api_key"
+        )
+    if plug.needs_base_url and not config.base_url:
+        env = f"UNIFIND_{name.upper()}_BASE_URL"
+        return SourceError(
+            Reason.NOT_CONFIGURED, f"{name}: no base URL; set {env} or web.{name}.base_url"
+        )
+    left = suspensions.remaining(name)
+    if left:
+        return SourceError(
+            Reason.RATE_LIMITED,
+            f"{name}: suspended for {left:.0f}s more after HTTP 429 (not called)",
+        )
+    return None
+
+
+def _failure(
+    plug: SearchProvider | Fetcher, exc: BaseException, suspensions: Suspensions
+) -> SourceError:
+    """Any exception from a plug as a SourceError whose text names the plug."""
+    name = plug.name
+    if isinstance(exc, HttpError):
+        if exc.status == 429:
+            suspensions.suspend(
+                name, exc.retry_after if exc.retry_after is not None else DEFAULT_SUSPENSION_S
+            )
+        hint = plug.status_hints.get(exc.status or 0)
+        text = f"{name}: {exc}" + (f" — {hint}" if hint else "")
+        return SourceError(exc.reason, text)
+    if isinstance(exc, SourceError):
+        return SourceError(exc.reason, f"{name}: {exc}")
+    if isinstance(exc, TimeoutError):
+        return SourceError(Reason.TIMEOUT, f"{name}: no answer within the deadline")
+    # A parser bug is still a status, never an exception out of a search (DESIGN §4).
+    return SourceError(Reason.ERROR, f"{name}: {type(exc).__name__}: {exc}")
+
+
+def _report(
+    name: str,
+    t0: float,
+    *,
+    error: SourceError | None = None,
+    hits: int = 0,
+    note: str | None = None,
+) -> LegReport:
+    if error is None:
+        return LegReport(
+            leg="web", backend=name, status=Status.OK, hits=hits, took_ms=_ms(t0), note=note
+        )
+    return LegReport(
+        leg="web",
+        backend=name,
+        status=Status.DEGRADED,
+        reason=error.reason,
+        error=str(error),
+        took_ms=_ms(t0),
+        note=note,
+    )
+
+
+async def run_search(
+    provider: SearchProvider,
+    query: WebQuery,
+    config: PlugConfig,
+    *,
+    http: Http,
+    suspensions: Suspensions,
+    timeout_s: float,
+    note: str | None = None,
+) -> tuple[list[WebHit], LegReport]:
+    """Ask one provider; hits and an ok report, or no hits and a degraded one."""
+    t0 = time.perf_counter()
+    error = _precheck(provider, config, suspensions)
+    if error is not None:
+        return [], _report(provider.name, t0, error=error, note=note)
+    try:
+        async with asyncio.timeout(timeout_s):
+            reply = await http.send(provider.build_request(query, config))
+            found = provider.parse_response(reply, query)
+    except Exception as exc:
+        return [], _report(provider.name, t0, error=_failure(provider, exc, suspensions), note=note)
+    return found, _report(provider.name, t0, hits=len(found), note=note)
+
+
+async def run_fetch(
+    fetcher: Fetcher,
+    url: str,
+    config: PlugConfig,
+    *,
+    http: Http,
+    suspensions: Suspensions,
+    timeout_s: float,
+    note: str | None = None,
+) -> tuple[Page | None, LegReport]:
+    """Fetch with one fetcher; a page and an ok report, or None and a degraded one."""
+    t0 = time.perf_counter()
+    error = _precheck(fetcher, config, suspensions)
+    if error is not None:
+        return None, _report(fetcher.name, t0, error=error, note=note)
+    try:
+        async with asyncio.timeout(timeout_s):
+            page = await fetcher.fetch(url, http=http, config=config)
+    except Exception as exc:
+        return None, _report(fetcher.name, t0, error=_failure(fetcher, exc, suspensions), note=note)
+    if not page.text.strip():
+        err = SourceError(Reason.BAD_RESPONSE, f"{fetcher.name}: no readable text at {url}")
+        return None, _report(fetcher.name, t0, error=err, note=note)
+    return page, _report(fetcher.name, t0, hits=1, note=note)
