@@ -75,8 +75,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     ap.add_argument("--verbose", action="store_true", help="print the DSL of each failure")
+    ap.add_argument("--devset", type=Path, default=DEVSET, help="questions YAML")
     args = ap.parse_args()
-    s = asyncio.run(evaluate())
+    s = asyncio.run(evaluate(args.devset))
     if args.json:
         print(json.dumps(s, ensure_ascii=False, indent=2, default=str))
         return 0

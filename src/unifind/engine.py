@@ -10,7 +10,7 @@ import asyncio
 import importlib
 import time
 from collections import OrderedDict
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeVar
 
 from unifind.cite import CitationCheck, CitationContext, References, build_references
@@ -19,9 +19,11 @@ from unifind.config import Settings, load_settings
 from unifind.errors import InputError
 from unifind.kb.service import KnowledgeBase
 from unifind.rank.merge import fuse_results
+from unifind.trace import Event, Trace
 from unifind.types import (
     Item,
     LegReport,
+    Overall,
     Principal,
     Reason,
     SearchRequest,
@@ -168,12 +170,15 @@ class Searcher:
         request_id: str | None = None,
         principal: Principal | None = None,
         timeout_s: float | None = None,
+        trace: Trace | None = None,
     ) -> SearchResults:
         t0 = time.perf_counter()
         reqs = list(reqs)
+        if trace is not None:
+            trace.start(trace.root)
+            trace.emit("loading", "loading", n=len(reqs))
         tasks = {
-            asyncio.ensure_future(self.search(r, principal=principal)): i
-            for i, r in enumerate(reqs)
+            asyncio.ensure_future(self._traced(r, principal, trace)): i for i, r in enumerate(reqs)
         }
         out: list[SearchResult | None] = [None] * len(reqs)
         pending = set(tasks)
@@ -197,12 +202,92 @@ class Searcher:
         for i, res in enumerate(out):
             if res is None:
                 out[i] = self._unfinished(reqs[i], mode, finished_early, timeout_s)
-        return SearchResults(
+        results = SearchResults(
             request_id=request_id,
             mode=mode,
             took_ms=_ms(t0),
             results=tuple(r for r in out if r is not None),
         )
+        if trace is not None:
+            self._summarise(trace, results)
+        return results
+
+    async def _traced(
+        self, req: SearchRequest, principal: Principal | None, trace: Trace | None
+    ) -> SearchResult:
+        if trace is None:
+            return await self.search(req, principal=principal)
+        node = trace.child(req.type)
+        trace.start(node)
+        trace.emit("leg", "leg_running", data={"leg": req.type, "status": "running"}, leg=req.type)
+        try:
+            res = await self.search(req, principal=principal)
+        except BaseException as exc:
+            trace.finish(node, ok=False, text=f"{type(exc).__name__}: {exc}")
+            raise
+        failed = [r for r in res.reports if r.status is Status.DEGRADED]
+        ok = res.status is not Overall.UNAVAILABLE or not failed
+        reason = ", ".join(sorted({r.reason.value for r in failed if r.reason})) or "none"
+        key = "leg_completed" if ok else "leg_failed"
+        data = {"leg": req.type, "status": res.status.value, "hits": len(res.items)}
+        ev = trace.emit("leg", key, data=data, leg=req.type, hits=len(res.items), reason=reason)
+        trace.finish(node, ok=ok, text=ev.message)
+        return res
+
+    def _summarise(self, trace: Trace, results: SearchResults) -> None:
+        n = len(self.fuse(results))
+        # Counted per request (a "source" in the progress text), like the loading message.
+        consulted = [
+            res
+            for res in results.results
+            if any(r.status in (Status.OK, Status.DEGRADED) for r in res.reports)
+        ]
+        failed = sum(any(r.status is Status.DEGRADED for r in res.reports) for res in consulted)
+        data: dict[str, Any] = {"status": results.status.value, "references": n}
+        if results.status is Overall.UNAVAILABLE:
+            trace.emit("failed", "failed", data=data, total=len(consulted))
+        elif results.status is Overall.PARTIAL:
+            trace.emit("partial", "partial", data=data, n=n, failed=failed, total=len(consulted))
+        elif n:
+            trace.emit("found", "found", data=data, n=n)
+        else:
+            trace.emit("none", "none", data=data)
+        ok = results.status is not Overall.UNAVAILABLE
+        trace.finish(trace.root, ok=ok, text=results.status.value)
+        trace.emit("done", "done", data={**data, "results": results})
+
+    async def stream(
+        self,
+        reqs: Iterable[SearchRequest],
+        *,
+        mode: Mode = "all",
+        locale: str = "en",
+        **kw: Any,
+    ) -> AsyncIterator[Event]:
+        """Run ``all``/``any``/``race`` and yield progress events as they happen.
+
+        The last event is ``done``; its ``data["results"]`` holds the SearchResults.
+        Bad input raises from the iterator.
+        """
+        trace = Trace(locale)
+        queue = trace.subscribe()
+        task = asyncio.ensure_future(self._gather(mode, reqs, trace=trace, **kw))
+        try:
+            while True:
+                if queue.empty() and task.done():
+                    task.result()  # bad input raises here
+                    return
+                getter = asyncio.ensure_future(queue.get())
+                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done():
+                    getter.cancel()
+                    continue
+                ev = getter.result()
+                yield ev
+                if ev.kind == "done":
+                    return
+        finally:
+            task.cancel()
 
     @staticmethod
     def _unfinished(

@@ -103,3 +103,47 @@ def test_sync_facade() -> None:
     s = searcher(kb=FakeLeg("kb", 0, fake_items("kb", 1)))
     assert s.search_sync(req("kb")).items
     assert s.all_sync([req("kb")]).status is Overall.OK
+
+
+async def test_stream_emits_progress_in_order_and_ends_with_results() -> None:
+    s = searcher(
+        web=FakeLeg("web", 0.02, fail=Reason.UNREACHABLE),
+        kb=FakeLeg("kb", 0.01, fake_items("kb", 3)),
+    )
+    events = [ev async for ev in s.stream([req("web"), req("kb")], request_id="r")]
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "loading" and kinds[-1] == "done"
+    assert kinds.count("leg") == 4  # running + finished, per leg
+    summary = events[-2]
+    assert summary.kind == "partial"
+    assert summary.message == "Found 3 references; 1 of 2 sources failed"
+    results = events[-1].data["results"]
+    assert results.status is Overall.PARTIAL
+
+
+async def test_stream_in_chinese_and_failure_message() -> None:
+    s = searcher(web=FakeLeg("web", 0, fail=Reason.TIMEOUT))
+    events = [ev async for ev in s.stream([req("web")], locale="zh-CN")]
+    assert events[0].message == "正在搜索 1 个来源…"
+    assert events[-2].kind == "failed" and "均未响应" in events[-2].message
+    assert any("失败（timeout）" in e.message for e in events)
+
+
+async def test_stream_none_found_and_trace_tree() -> None:
+    from unifind.trace import Trace
+
+    s = searcher(kb=FakeLeg("kb", 0))
+    trace = Trace()
+    await s.all([req("kb")], trace=trace)
+    assert trace.events[-2].message == "No references found"
+    tree = trace.root.to_dict()
+    assert tree["status"] == "completed" and tree["children"][0]["status"] == "completed"
+    assert tree["children"][0]["started_at"] <= tree["children"][0]["ended_at"]
+    assert tree["logs"][0]["message"].startswith("running")
+
+
+async def test_stream_raises_bad_input() -> None:
+    bad = FakeLeg("kb", raise_exc=InputError("unknown collection"))
+    with pytest.raises(InputError):
+        async for _ in searcher(kb=bad).stream([req("kb")]):
+            pass

@@ -11,12 +11,13 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
 
 from unifind.errors import InputError, UnifindError
 from unifind.types import Overall, SearchResult, Status
 
-console = Console(highlight=False, soft_wrap=False)
+console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,6 +36,12 @@ _STATUS_STYLE = {
 def print_json(data: Any) -> None:
     """Machine output: plain JSON on stdout, nothing else."""
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def print_json_line(data: Any) -> None:
+    """One compact JSON object per line on stderr (a stream of events)."""
+    sys.stderr.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    sys.stderr.flush()
 
 
 @contextmanager
@@ -67,7 +74,7 @@ def print_result(result: SearchResult) -> None:
             console.print(f"[yellow]note:[/yellow] {escape(note)}")
     if not result.items:
         console.print("[bold]No results.[/bold]")
-    for i, item in enumerate(result.items, start=1 + 0):
+    for i, item in enumerate(result.items, start=1):
         where = item.url or (item.metadata.get("source") if item.metadata else None) or ""
         via = ", ".join(f"{m.backend} #{m.rank}" for m in item.matched)
         console.print(
@@ -75,10 +82,10 @@ def print_result(result: SearchResult) -> None:
             f"[dim]score {item.score:.4f}[/dim]"
         )
         if where:
-            console.print(f"   [blue]{escape(str(where))}[/blue]")
-        console.print(f"   {escape(_snippet(item.content))}")
+            console.print(Padding(f"[blue]{escape(str(where))}[/blue]", (0, 0, 0, 3)))
+        console.print(Padding(escape(_snippet(item.content)), (0, 0, 0, 3)))
         if via:
-            console.print(f"   [dim]matched: {escape(via)}[/dim]")
+            console.print(Padding(f"[dim]matched: {escape(via)}[/dim]", (0, 0, 0, 3)))
     print_reports(result)
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
-from unifind import Searcher, SearchRequest, SearchResult
-from unifind.cli._out import friendly_errors, print_json, print_result
+from unifind import Searcher, SearchRequest, SearchResult, SearchResults
+from unifind.cli._out import err_console, friendly_errors, print_json, print_json_line, print_result
 from unifind.types import Overall
 
 
@@ -30,6 +32,22 @@ def _requests(
         models = tuple(m for m in db if m) or None
         reqs.append(SearchRequest(type="db", query=query, models=models, **common))
     return reqs
+
+
+async def _stream(
+    searcher: Searcher, reqs: list[SearchRequest], lang: str, as_json: bool
+) -> SearchResults:
+    results = None
+    async for ev in searcher.stream(reqs, locale=lang):
+        if ev.kind == "done":
+            results = ev.data["results"]
+        if as_json:
+            data = {k: v for k, v in ev.data.items() if k != "results"}
+            print_json_line({"event": ev.kind, "message": ev.message, "ts": ev.ts, **data})
+        else:
+            err_console.print(f"[dim]{ev.kind:>8}[/dim] {escape(ev.message)}")
+    assert results is not None
+    return results
 
 
 def search(
@@ -64,6 +82,11 @@ def search(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result contract as JSON.")
     ] = False,
+    stream: Annotated[
+        bool,
+        typer.Option("--stream", help="Print progress events as they happen (on stderr)."),
+    ] = False,
+    lang: Annotated[str, typer.Option(help="Language of progress messages: en, zh.")] = "en",
 ) -> None:
     """Search: ranked, cited, with every backend's status — never a silent empty list.
 
@@ -82,7 +105,10 @@ def search(
         reqs = _requests(query, kb, web, db, opts)
         searcher = Searcher()
         try:
-            results = searcher.all_sync(reqs)
+            if stream:
+                results = asyncio.run(_stream(searcher, reqs, lang, as_json))
+            else:
+                results = searcher.all_sync(reqs)
             fused = searcher.fuse(results, top_n=limit) if len(reqs) > 1 else None
         finally:
             searcher.close()

@@ -18,6 +18,7 @@ factor in 8.0 (LUCENE-8563) since it does not change the ranking. ``N``, ``df`` 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -175,10 +176,23 @@ class LexicalIndex:
         """
         if self._live == 0 or limit <= 0:
             return []
-        n, norms = self._live, self._length_norms()
+        lists = self._term_lists(query, allowed)
+        if not lists:
+            return []
+        norms = self._length_norms()
+        if sum(len(t.pos) for t in lists) * 8 < self._size:
+            # Few postings: sum per chunk through a sort instead of a dense accumulator.
+            pos = np.concatenate([t.pos for t in lists])
+            contrib = np.concatenate([t.scores(norms) for t in lists])
+            cand, inverse = np.unique(pos, return_inverse=True)
+            scores = cast(Floats, np.bincount(inverse.ravel(), weights=contrib))
+            return self._best(cand, scores, limit)
+        return self._max_score(lists, norms, limit)
+
+    def _term_lists(self, query: Mapping[int, int], allowed: Bools | None) -> list[_TermList]:
+        n = self._live
         tombstones = self._live < self._size
-        hit_pos: list[Int32s] = []
-        hit_score: list[Floats] = []
+        lists = []
         for term, qtf in query.items():
             pos, tf = self._postings(term)
             if tombstones:
@@ -187,28 +201,60 @@ class LexicalIndex:
             df = len(pos)
             if df == 0:
                 continue
-            idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            idf = float(np.log(1.0 + (n - df + 0.5) / (df + 0.5)))
             if allowed is not None:
                 keep = allowed[pos]
                 pos, tf = pos[keep], tf[keep]
-            tf64 = tf.astype(np.float64)
-            hit_pos.append(pos)
-            hit_score.append((qtf * idf) * tf64 / (tf64 + norms[pos]))
-        if not hit_pos:
-            return []
-        return self._rank(np.concatenate(hit_pos), np.concatenate(hit_score), limit)
+            if len(pos):
+                lists.append(_TermList(qtf * idf, pos, tf))
+        return lists
 
-    def _rank(self, pos: Int32s, contrib: Floats, limit: int) -> list[tuple[int, float]]:
-        cand: npt.NDArray[np.integer]
-        scores: Floats
-        if len(pos) * 8 < self._size:
-            # Few candidates: sum per chunk through a sort instead of a dense array.
-            cand, inverse = np.unique(pos, return_inverse=True)
-            scores = cast(Floats, np.bincount(inverse.ravel(), weights=contrib))
-        else:
-            dense = cast(Floats, np.bincount(pos, weights=contrib, minlength=self._size))
-            cand = np.flatnonzero(dense)
-            scores = dense[cand]
+    def _max_score(
+        self, lists: list[_TermList], norms: Floats, limit: int
+    ) -> list[tuple[int, float]]:
+        """Exact top-k that skips chunks matching only frequent terms (MaxScore).
+
+        Turtle & Flood 1995: a term adds less than ``qtf * idf`` to any chunk (the tf part
+        is below 1), so once the k-th best partial score exceeds the summed bounds of the
+        terms still to come, no chunk unseen so far can enter the top k: those terms only
+        update the chunks already scored. Rare (high-bound) terms go first.
+        """
+        lists = sorted(lists, key=lambda t: -t.bound)
+        acc = np.zeros(self._size, dtype=np.float64)
+        rest = sum(t.bound for t in lists)
+        theta, pruned = -np.inf, False
+        for t in lists:
+            rest -= t.bound
+            pos, tf = t.pos, t.tf
+            if pruned:
+                seen = acc[pos] > 0
+                pos, tf = pos[seen], tf[seen]
+            acc[pos] += _TermList(t.bound, pos, tf).scores(norms)  # unique within a list
+            if not pruned and len(pos) >= limit:
+                # The k-th best among this term's chunks bounds the overall k-th from below.
+                partial = acc[pos]
+                theta = max(theta, float(np.partition(partial, len(pos) - limit)[-limit]))
+            pruned = pruned or rest < theta
+        cand = np.flatnonzero(acc)
+        return self._best(cand, acc[cand], limit)
+
+    def _best(
+        self, cand: npt.NDArray[np.integer], scores: Floats, limit: int
+    ) -> list[tuple[int, float]]:
         ids = self._ids[cand]
         best = top_k(scores, ids, limit)
         return [(int(i), float(s)) for i, s in zip(ids[best], scores[best], strict=True)]
+
+
+@dataclass(frozen=True, slots=True)
+class _TermList:
+    """One query term's live postings and its weight ``qtf * idf`` (an upper bound)."""
+
+    bound: float
+    pos: Int32s
+    tf: Float32s
+
+    def scores(self, norms: Floats) -> Floats:
+        tf = self.tf.astype(np.float64)
+        out: Floats = self.bound * tf / (tf + norms[self.pos])
+        return out
