@@ -105,3 +105,13 @@ def test_config_max_positions_caps_truncation(tmp_path: Path) -> None:
     (root / "config.json").write_text(json.dumps({"max_position_embeddings": 128}))
     emb = OnnxDirEmbedder(root)
     assert emb.runner.tokenizer.truncation["max_length"] == 128
+
+
+def test_query_prompt_read_from_sentence_transformers_config(tmp_path: Path) -> None:
+    root = _layout(tmp_path, pooling={"pooling_mode_cls_token": True})
+    cfg = {"prompts": {"query": QUERY_PREFIX, "document": ""}}
+    (root / "config_sentence_transformers.json").write_text(json.dumps(cfg))
+    emb = OnnxDirEmbedder(root)
+    assert emb.query_prefix == QUERY_PREFIX
+    np.testing.assert_allclose(emb.embed_query("x"), BgeSmallEmbedder().embed_query("x"), atol=1e-6)
+    assert OnnxDirEmbedder(root, query_prefix="").query_prefix == ""

@@ -20,6 +20,8 @@ import pytest
 
 from unifind.errors import InputError, StoreError
 from unifind.kb import _hnsw
+from unifind.kb._lexical import LexicalIndex, encode_postings
+from unifind.kb._topk import top_k
 from unifind.kb.base import ChunkIn, DocumentIn
 from unifind.kb.sqlite import SQLiteStore
 from unifind.registry import registry
@@ -374,3 +376,63 @@ def test_delete_collection_removes_sidecars(pair: tuple[SQLiteStore, SQLiteStore
     assert all(p.exists() for p in _hnsw.sidecar_paths(hnsw.path, "big"))
     hnsw.delete_collection("big")
     assert not any(p.exists() for p in _hnsw.sidecar_paths(hnsw.path, "big"))
+
+
+# ---- index internals -----------------------------------------------------------------
+
+
+def _brute_bm25(
+    rows: dict[int, dict[int, int]], query: dict[int, int], allowed: set[int] | None
+) -> list[tuple[int, float]]:
+    """BM25 straight from the definition, one chunk at a time."""
+    n = len(rows)
+    avgdl = sum(sum(t.values()) for t in rows.values()) / n
+    scores: dict[int, float] = {}
+    for term, qtf in query.items():
+        df = sum(1 for t in rows.values() if term in t)
+        for rowid, terms in rows.items():
+            if term in terms and (allowed is None or rowid in allowed):
+                tf, length = terms[term], sum(terms.values())
+                idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+                part = qtf * idf * tf / (tf + 0.9 * (1 - 0.4 + 0.4 * length / avgdl))
+                scores[rowid] = scores.get(rowid, 0.0) + part
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lexical_index_equals_brute_force(seed: int) -> None:
+    # Zipf-like terms make both the sparse path and the MaxScore (dense) path run.
+    rng = np.random.default_rng(seed)
+    weights = 1 / np.arange(1, 41) ** 1.2
+    rows: dict[int, dict[int, int]] = {}
+    for rowid in range(1, 400):
+        toks = rng.choice(40, size=int(rng.integers(1, 12)), p=weights / weights.sum())
+        terms, counts = np.unique(toks, return_counts=True)
+        rows[rowid] = dict(zip(terms.tolist(), counts.tolist(), strict=True))
+    index = LexicalIndex([(r, sum(t.values()), encode_postings(t)) for r, t in rows.items()])
+    for rowid in rng.choice(list(rows), size=40, replace=False).tolist():
+        del rows[rowid]
+        index.delete([rowid])
+    for rowid in range(400, 430):  # a delta on top of the base
+        rows[rowid] = {int(rng.integers(0, 40)): 1, 39: 2}
+        index.add([(rowid, 3, encode_postings(rows[rowid]))])
+    allowed = {r for r in rows if r % 3}
+    for _ in range(25):
+        query = {int(t): int(rng.integers(1, 3)) for t in rng.choice(40, size=3)}
+        limit = int(rng.integers(1, 30))
+        for subset in (None, allowed):
+            mask = None if subset is None else index.mask(np.array(sorted(subset), np.int64))
+            got = index.search(query, limit, mask)
+            want = _brute_bm25(rows, query, subset)[:limit]
+            assert [r for r, _ in got] == [r for r, _ in want]
+            assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-9)
+
+
+def test_top_k_breaks_ties_by_key() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        scores = rng.integers(0, 4, size=60).astype(np.float64)
+        keys = rng.permutation(1000)[:60].astype(np.int64)
+        k = int(rng.integers(1, 70))
+        want = sorted(range(60), key=lambda i: (-scores[i], keys[i]))[:k]
+        assert top_k(scores, keys, k).tolist() == want

@@ -259,12 +259,19 @@ class OnnxEmbedder(Embedder):
         self.batch_size, self.sort_by_length = batch_size, sort_by_length
 
     def _post(self, outputs: dict[str, Any], mask: Ids) -> npt.NDArray[np.float32]:
-        # An export that already pools (sentence-transformers' "sentence_embedding")
-        # is used as is; otherwise the first 3-D output holds the token vectors.
+        # An export that already pools (sentence-transformers' "sentence_embedding", or
+        # any 2-D output) is used as is; otherwise the first 3-D output holds the token
+        # vectors (optimum's "last_hidden_state").
         if "sentence_embedding" in outputs:
             return np.asarray(outputs["sentence_embedding"], np.float32)
-        hidden = next(v for v in outputs.values() if np.ndim(v) == 3)
-        return pool(np.asarray(hidden, np.float32), mask, self.pooling)
+        for value in outputs.values():
+            if np.ndim(value) == 3:
+                return pool(np.asarray(value, np.float32), mask, self.pooling)
+        for value in outputs.values():
+            if np.ndim(value) == 2:
+                return np.asarray(value, np.float32)
+        shapes = {k: np.shape(v) for k, v in outputs.items()}
+        raise ConfigError(f"no embedding among the model's outputs {shapes}")
 
     def _embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:

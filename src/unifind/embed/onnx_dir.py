@@ -1,7 +1,8 @@
 """Any local ONNX embedding model directory (sentence-transformers export layout).
 
 Accepted layout: ``tokenizer.json`` plus ``model.onnx`` or ``onnx/model.onnx``; optional
-``1_Pooling/config.json`` (pooling mode), ``config.json`` (hidden size, positions).
+``1_Pooling/config.json`` (pooling mode), ``config.json`` (hidden size, positions),
+``config_sentence_transformers.json`` (its ``prompts.query``: the query prefix).
 The spec pins the model bytes: ``onnx:<absolute dir>@<first 16 hex of sha256(model.onnx)>``,
 and resolving such a spec again checks the directory still holds the same model.
 """
@@ -73,10 +74,20 @@ def _declared_pooling(folder: Path) -> str | None:
     return modes[0]
 
 
+def _declared_query_prompt(folder: Path) -> str:
+    # sentence-transformers >= 3 keeps named prompts here (e5: "query: ", bge: its
+    # instruction); https://sbert.net/examples/sentence_transformer/applications/prompts
+    path = folder / "config_sentence_transformers.json"
+    prompts = _read_json(path).get("prompts") if path.is_file() else None
+    query = prompts.get("query") if isinstance(prompts, dict) else None
+    return query if isinstance(query, str) else ""
+
+
 class OnnxDirEmbedder(OnnxEmbedder):
     """An embedder over a local ONNX model directory.
 
-    ``pooling`` defaults to the directory's ``1_Pooling/config.json``, else ``mean``.
+    ``pooling`` defaults to the directory's ``1_Pooling/config.json``, else ``mean``;
+    ``query_prefix`` to its sentence-transformers ``prompts["query"]``, else none.
     ``batch_size`` defaults to 1: int8 exports quantise activations per batch, which
     makes a row depend on its batch mates (see ``bge.py``); raise it for fp32 models.
     """
@@ -85,7 +96,7 @@ class OnnxDirEmbedder(OnnxEmbedder):
         self,
         path: str | Path,
         pooling: Pooling | None = None,
-        query_prefix: str = "",
+        query_prefix: str | None = None,
         *,
         batch_size: int = 1,
         max_length: int = MAX_TOKENS,
@@ -115,7 +126,8 @@ class OnnxDirEmbedder(OnnxEmbedder):
             inter_op_threads=inter_op_threads,
         )
         chosen = pooling or _declared_pooling(folder) or "mean"
-        self._setup(runner, pooling=chosen, query_prefix=query_prefix, batch_size=batch_size)
+        prefix = query_prefix if query_prefix is not None else _declared_query_prompt(folder)
+        self._setup(runner, pooling=chosen, query_prefix=prefix, batch_size=batch_size)
         self.dim = self._find_dim(config)
 
     def _find_dim(self, config: dict[str, Any]) -> int:

@@ -90,6 +90,20 @@ def _error_text(response: httpx.Response) -> str:
     return str(message).strip() or response.reason_phrase
 
 
+def _base_url(given: str | None) -> tuple[str, str]:
+    """The base URL (argument, then environment, then OpenAI) and its host."""
+    base = (
+        given
+        or os.environ.get("UNIFIND_OPENAI_BASE_URL")
+        or os.environ.get("OPENAI_BASE_URL")
+        or DEFAULT_BASE_URL
+    ).rstrip("/")
+    host = urlsplit(base).netloc
+    if not host:
+        raise ConfigError(f"base URL {base!r} has no host; expected e.g. {DEFAULT_BASE_URL}")
+    return base, host
+
+
 class OpenAIEmbedder(Embedder):
     """Embeddings from an OpenAI-compatible HTTP endpoint (sync ``httpx``).
 
@@ -117,15 +131,7 @@ class OpenAIEmbedder(Embedder):
             raise ConfigError("name the model: openai:<model>, e.g. openai:text-embedding-3-small")
         if not 1 <= batch_size <= MAX_INPUTS_PER_REQUEST:
             raise ConfigError(f"batch_size must be 1..{MAX_INPUTS_PER_REQUEST}, got {batch_size}")
-        base = (
-            base_url
-            or os.environ.get("UNIFIND_OPENAI_BASE_URL")
-            or os.environ.get("OPENAI_BASE_URL")
-            or DEFAULT_BASE_URL
-        ).rstrip("/")
-        host = urlsplit(base).netloc
-        if not host:
-            raise ConfigError(f"base URL {base!r} has no host; expected e.g. {DEFAULT_BASE_URL}")
+        base, host = _base_url(base_url)
         if pinned_host and pinned_host != host:
             raise EmbedderMismatch(
                 f"the spec names embeddings from {pinned_host} but the base URL is {base}: "
@@ -144,8 +150,7 @@ class OpenAIEmbedder(Embedder):
         self._dimensions = dim if dim is not None and model.startswith("text-embedding-3") else None
         self._dim: int | None = dim if dim is not None else KNOWN_DIMS.get(model)
         self._dim_lock = threading.Lock()
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._headers = headers
+        self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._client = client or httpx.Client(timeout=timeout)
         if client is None:
             # We own the pool: close it when the embedder goes away, so its sockets are not

@@ -27,7 +27,7 @@ import sqlalchemy as sa
 
 from unifind.config import Settings
 from unifind.errors import ConfigError, MissingDependency, StoreError
-from unifind.store._model import RefsArg, SearchRecord, record_from_result
+from unifind.store._model import Reference, RefsArg, SearchRecord, record_from_result
 from unifind.store._schema import make_tables
 from unifind.types import Principal, SearchResult, SearchResults, Source
 
@@ -37,10 +37,8 @@ log = logging.getLogger(__name__)
 _EXTRAS = {"psycopg": "postgres", "psycopg2": "postgres", "pymysql": "mysql"}
 #: ``ref_007`` → 7: the citation id's number is the global index (unifind.cite.ids).
 _CITATION_NUMBER = re.compile(r"\D*(\d+)")
-_REF_COLUMNS = (
-    "citation_id type title url content document_id collection chunk_id model record_id "
-    "data metadata score weight source"
-).split()
+#: Reference fields stored as columns of the same name (``index`` is ``ref_index``).
+_REF_COLUMNS = tuple(name for name in Reference.model_fields if name != "index")
 _RECORD_JSON = ("config", "keywords", "entities", "relations", "dsl", "graph", "reports")
 
 
@@ -59,7 +57,8 @@ def _as_utc(when: datetime) -> datetime:
 
 def _citation_number(citation_id: str | None) -> int | None:
     m = _CITATION_NUMBER.fullmatch(citation_id or "")
-    return int(m.group(1)) or None if m else None
+    number = int(m.group(1)) if m else 0
+    return number if number > 0 else None
 
 
 def _tenant_is(searches: sa.Table, tenant: str | None) -> sa.ColumnElement[bool]:
@@ -221,7 +220,10 @@ class RecordStore:
         row["created_at"] = _as_utc(record.created_at or datetime.now(UTC))
         row["deleted_at"] = record.deleted_at and _as_utc(record.deleted_at)
         with self.engine.begin() as conn:
-            search_id = int(conn.execute(s.insert().values(**row)).inserted_primary_key[0])
+            inserted = conn.execute(s.insert().values(**row)).inserted_primary_key
+            if inserted is None:
+                raise StoreError(f"{self.url} returned no id for the new search record")
+            search_id = int(inserted[0])
             indices = self._indices(conn, record)
             refs = [
                 {
@@ -320,7 +322,7 @@ class RecordStore:
         return int(self._guard("delete search records", run))
 
 
-def _ref_dict(row: Mapping[str, Any]) -> dict[str, Any]:
+def _ref_dict(row: sa.RowMapping) -> dict[str, Any]:
     out = {"index": row["ref_index"], **{k: row[k] for k in _REF_COLUMNS}}
     out["metadata"] = out["metadata"] or {}
     return out

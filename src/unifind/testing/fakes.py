@@ -38,7 +38,7 @@ def _features(text: str) -> list[tuple[str, float]]:
 class HashEmbedder(Embedder):
     """A hashed bag of words and character trigrams: texts sharing words are closer.
 
-    No model, ~50k short texts/s, identical on every machine. Words weigh 1, their
+    No model, ~20k short texts/s, identical on every machine. Words weigh 1, their
     character trigrams 0.3 (so "embedding" is near "embeddings"). Queries get no prefix.
     """
 
