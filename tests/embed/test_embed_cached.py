@@ -24,7 +24,7 @@ class TestCachedConformance(EmbedderConformance):
 
 def test_same_spec_and_dim_as_inner(tmp_path: Path) -> None:
     with CachedEmbedder(HashEmbedder(32), tmp_path / "c.sqlite") as emb:
-        assert (emb.spec, emb.dim) == ("hash-32", 32)
+        assert (emb.spec, emb.dim) == ("hash:32", 32)
 
 
 def test_second_run_is_served_from_disk(tmp_path: Path) -> None:

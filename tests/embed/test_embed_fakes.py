@@ -18,12 +18,12 @@ class TestHashConformance(EmbedderConformance):
 
 
 def test_spec_and_dim() -> None:
-    assert (HashEmbedder().spec, HashEmbedder().dim) == ("hash-64", 64)
-    assert (HashEmbedder("32").spec, HashEmbedder("32").dim) == ("hash-32", 32)
+    assert (HashEmbedder().spec, HashEmbedder().dim) == ("hash:64", 64)
+    assert (HashEmbedder("32").spec, HashEmbedder("32").dim) == ("hash:32", 32)
 
 
 def test_resolves_through_the_registry() -> None:
-    assert resolve_embedder("hash").spec == "hash-64"
+    assert resolve_embedder("hash").spec == "hash:64"
     emb = resolve_embedder("hash:128")
     assert isinstance(emb, HashEmbedder) and emb.dim == 128
 
@@ -68,7 +68,7 @@ def test_counting_embedder_records_calls() -> None:
     emb = CountingEmbedder(HashEmbedder())
     emb.embed_documents(["a", "b"])
     emb.embed_query("c")
-    assert (emb.documents, emb.queries, emb.spec) == (["a", "b"], ["c"], "hash-64")
+    assert (emb.documents, emb.queries, emb.spec) == (["a", "b"], ["c"], "hash:64")
 
 
 def test_failing_embedder_raises_its_error() -> None:

@@ -115,3 +115,24 @@ def test_query_prompt_read_from_sentence_transformers_config(tmp_path: Path) -> 
     assert emb.query_prefix == QUERY_PREFIX
     np.testing.assert_allclose(emb.embed_query("x"), BgeSmallEmbedder().embed_query("x"), atol=1e-6)
     assert OnnxDirEmbedder(root, query_prefix="").query_prefix == ""
+
+
+def test_pooling_arithmetic() -> None:
+    hidden = np.arange(12, dtype=np.float32).reshape(1, 4, 3)  # rows [0,1,2] [3,4,5] ...
+    mask = np.array([[1, 1, 0, 0]], dtype=np.int64)  # the last two tokens are padding
+    np.testing.assert_array_equal(_onnx.pool(hidden, mask, "cls"), [[0, 1, 2]])
+    np.testing.assert_array_equal(_onnx.pool(hidden, mask, "mean"), [[1.5, 2.5, 3.5]])
+    np.testing.assert_array_equal(_onnx.pool(hidden, mask, "max"), [[3, 4, 5]])
+
+
+def test_model_outputs_are_picked_by_shape(bge_dir: Path) -> None:
+    emb = OnnxDirEmbedder(bge_dir)  # mean pooling
+    mask = np.array([[1, 1]], dtype=np.int64)
+    tokens = np.array([[[1.0, 0.0], [3.0, 2.0]]], dtype=np.float32)
+    pooled = np.array([[7.0, 8.0]], dtype=np.float32)
+    np.testing.assert_array_equal(emb._post({"last_hidden_state": tokens}, mask), [[2, 1]])
+    np.testing.assert_array_equal(emb._post({"embeddings": pooled}, mask), pooled)
+    both = {"token_embeddings": tokens, "sentence_embedding": pooled}
+    np.testing.assert_array_equal(emb._post(both, mask), pooled)
+    with pytest.raises(ConfigError, match="no embedding among"):
+        emb._post({"logits": np.zeros(1, np.float32)}, mask)

@@ -151,7 +151,7 @@ class RecordingEmbedder(HashEmbedder):
 @pytest.fixture
 def store() -> MemoryStore:
     s = MemoryStore()
-    s.create_collection("docs", embedder="hash-16", dim=16)
+    s.create_collection("docs", embedder="hash:16", dim=16)
     s.create_collection("lexical", embedder=None, dim=None)
     return s
 
@@ -371,7 +371,7 @@ def test_collection_mismatches_raise_before_anything_is_read(
 ) -> None:
     with pytest.raises(UnknownName, match="unknown collection 'nope'"):
         ingest_files(store, "nope", [corpus], analyzer=AUTO, embedder=embedder)
-    with pytest.raises(EmbedderMismatch, match="built with embedder 'hash-16'"):
+    with pytest.raises(EmbedderMismatch, match="built with embedder 'hash:16'"):
         ingest_files(store, "docs", [corpus], analyzer=AUTO, embedder=None)
     with pytest.raises(EmbedderMismatch, match="built with embedder None"):
         ingest_files(store, "lexical", [corpus], analyzer=AUTO, embedder=embedder)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from unifind.errors import InputError, StoreError
-from unifind.kb import _hnsw
+from unifind.kb import _hnsw, _write
 from unifind.kb._lexical import LexicalIndex, encode_postings
 from unifind.kb._topk import top_k
 from unifind.kb.base import ChunkIn, DocumentIn
@@ -218,7 +218,7 @@ def _only_version_1(s: SQLiteStore, n: int) -> None:
 def test_writer_killed_mid_upsert_leaves_no_partial_document(
     store: SQLiteStore, path: Path, writer: Any
 ) -> None:
-    n = 1_500
+    n = 1_000
     assert writer("big", "1", n, 0).communicate(timeout=60)[0].strip() == "added"
     _only_version_1(store, n)
 
@@ -415,7 +415,7 @@ def test_lexical_index_equals_brute_force(seed: int) -> None:
         index.delete([rowid])
     for rowid in range(400, 430):  # a delta on top of the base
         rows[rowid] = {int(rng.integers(0, 40)): 1, 39: 2}
-        index.add([(rowid, 3, encode_postings(rows[rowid]))])
+        index.add([(rowid, sum(rows[rowid].values()), encode_postings(rows[rowid]))])
     allowed = {r for r in rows if r % 3}
     for _ in range(25):
         query = {int(t): int(rng.integers(1, 3)) for t in rng.choice(40, size=3)}
@@ -436,3 +436,28 @@ def test_top_k_breaks_ties_by_key() -> None:
         k = int(rng.integers(1, 70))
         want = sorted(range(60), key=lambda i: (-scores[i], keys[i]))[:k]
         assert top_k(scores, keys, k).tolist() == want
+
+
+def test_change_log_is_trimmed_and_lagging_followers_rebuild(
+    store: SQLiteStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_write, "LOG_KEEP_MIN", 20)
+    monkeypatch.setattr(_write, "LOG_SLACK", 10)
+    store.upsert_document("docs", doc("first"), [chunk(0, "word one", vector=vec(1, 0, 0, 0))])
+    assert len(store.lexical_search("docs", ["word"], limit=100)) == 1
+    assert len(store.vector_search("docs", vec(1, 0, 0, 0), limit=100)) == 1
+    with SQLiteStore(path) as writer:
+        for i in range(40):
+            writer.upsert_document("docs", doc(f"d{i % 8}", f"h{i}"), [chunk(0, f"word w{i}")])
+        writer.delete_document("docs", "first")
+    conn = apsw.Connection(str(path))
+    (entries, floor), *_ = conn.execute(
+        "SELECT (SELECT count(*) FROM changes), log_floor FROM collections"
+    ).fetchall()
+    conn.close()
+    assert floor > 2 and entries <= 20 + 10  # the followers' watermark (2) is gone
+    hits = store.lexical_search("docs", ["word"], limit=100)
+    assert sorted(r.document_id for r in store.get_chunks("docs", ids(hits)).values()) == [
+        f"d{i}" for i in range(8)
+    ]
+    assert store.vector_search("docs", vec(1, 0, 0, 0), limit=100) == []

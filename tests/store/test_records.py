@@ -359,7 +359,9 @@ def test_from_settings_defaults_to_records_sqlite_under_home(tmp_path: Path) -> 
 
 def test_from_settings_honours_records_url(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'elsewhere.sqlite'}"
-    rs = RecordStore.from_settings(Settings(home=tmp_path / "home", records_url=url))
+    rs = RecordStore.from_settings(
+        Settings.model_validate({"home": tmp_path / "home", "records_url": url})
+    )
     rs.save(SearchRecord(request_id="r", leg="web"))
     assert (tmp_path / "elsewhere.sqlite").is_file()
     assert not (tmp_path / "home").exists()

@@ -37,7 +37,7 @@ def _requests(
 async def _stream(
     searcher: Searcher, reqs: list[SearchRequest], lang: str, as_json: bool
 ) -> SearchResults:
-    results = None
+    results: SearchResults | None = None
     async for ev in searcher.stream(reqs, locale=lang):
         if ev.kind == "done":
             results = ev.data["results"]

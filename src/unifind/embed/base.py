@@ -45,7 +45,8 @@ class Embedder(ABC):
 
     def embed_query(self, text: str) -> Vectors:
         """One row (1-D). Override to add a query prefix."""
-        return self.embed_documents([text])[0]
+        row: Vectors = self.embed_documents([text])[0]
+        return row
 
 
 class Reranker(ABC):

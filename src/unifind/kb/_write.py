@@ -22,6 +22,13 @@ from unifind.kb._schema import fetch, immediate
 from unifind.kb.base import ChunkIn, DocumentIn, UpsertOutcome
 
 
+#: The change log keeps at least this many seqs per collection, and twice its live chunk
+#: count: a follower further behind would rebuild anyway (``_follow.py``).
+LOG_KEEP_MIN = 50_000
+#: Trim only when this many entries are trimmable, so trimming stays rare.
+LOG_SLACK = 50_000
+
+
 @dataclass(frozen=True, slots=True)
 class _Chunk:
     """A validated chunk, ready to insert."""
@@ -91,6 +98,7 @@ def upsert(
             )
             doc_row = conn.last_insert_rowid()
         _insert_chunks(conn, coll_id, doc_row, prepared)
+        _trim_log(conn, coll_id)
     return "replaced" if old else "added"
 
 
@@ -189,7 +197,27 @@ def delete_document(conn: apsw.Connection, collection: str, document_id: str) ->
             return False
         _log_and_drop_chunks(conn, coll_id, int(rows[0][0]))
         conn.execute("DELETE FROM documents WHERE id = ?", (rows[0][0],))
+        _trim_log(conn, coll_id)
     return True
+
+
+def _trim_log(conn: apsw.Connection, coll_id: int) -> None:
+    """Drop old change-log entries; followers behind the new floor rebuild from the tables."""
+    first, head = fetch(
+        conn,
+        "SELECT min(seq), max(seq) FROM changes WHERE collection_id = ?",
+        (coll_id,),
+    )[0]
+    if first is None or head - first < LOG_KEEP_MIN + LOG_SLACK:  # two index lookups
+        return
+    live = fetch(
+        conn, "SELECT coalesce(sum(chunks), 0) FROM documents WHERE collection_id = ?", (coll_id,)
+    )[0][0]
+    floor = head - max(LOG_KEEP_MIN, 2 * live)
+    if floor - first < LOG_SLACK:
+        return
+    conn.execute("DELETE FROM changes WHERE collection_id = ? AND seq <= ?", (coll_id, floor))
+    conn.execute("UPDATE collections SET log_floor = ? WHERE id = ?", (floor, coll_id))
 
 
 def delete_collection(conn: apsw.Connection, collection: str) -> None:

@@ -13,20 +13,21 @@ import json
 import re
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import apsw
 import numpy as np
 import numpy.typing as npt
 
-from unifind.errors import InputError, UnknownName
+from unifind.errors import InputError, StoreError, UnknownName
 from unifind.kb import _write
 from unifind.kb._filters import filter_sql
 from unifind.kb._follow import Follower, Head, LexicalFollower, VectorFollower, read_head
-from unifind.kb._hnsw import remove_sidecars
+from unifind.kb._hnsw import Hnsw, remove_sidecars
 from unifind.kb._schema import connect, ensure_schema, immediate
+from unifind.kb._vectors import VectorIndex
 from unifind.kb.base import (
     ChunkIn,
     ChunkRecord,
@@ -37,6 +38,8 @@ from unifind.kb.base import (
     KBStore,
     UpsertOutcome,
 )
+
+F = TypeVar("F", bound=Follower[Any])
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
@@ -72,6 +75,10 @@ class SQLiteStore(KBStore):
         self._lexical: dict[str, LexicalFollower] = {}
         self._vectors: dict[str, VectorFollower] = {}
         self._closed = False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder for the KB store {path}: {exc}") from exc
         ensure_schema(self._conn(), self.path)
 
     # ---- connections ---------------------------------------------------------------
@@ -82,7 +89,7 @@ class SQLiteStore(KBStore):
         conn: apsw.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             if self._closed:
-                raise InputError(f"the KB store {self.path} is closed")
+                raise StoreError(f"the KB store {self.path} is closed")
             conn = connect(self.path, self._busy_ms)
             self._local.conn = conn
             with self._lock:
@@ -292,11 +299,13 @@ class SQLiteStore(KBStore):
         return [Hit(str(rowid), score) for rowid, score in hits]
 
     @staticmethod
-    def _hnsw_search(exact: Any, hnsw: Any, query: Any, limit: int) -> list[tuple[int, float]]:
+    def _hnsw_search(
+        exact: VectorIndex, hnsw: Hnsw, query: npt.NDArray[np.float32], limit: int
+    ) -> list[tuple[int, float]]:
         want = min(limit, exact.live)
         # Oversample, then rescore exactly: f16 storage and graph search only pick candidates.
         candidates = hnsw.search(query, min(exact.live, max(2 * want, want + 16)))
-        hits: list[tuple[int, float]] = exact.rescore(candidates, query, want)
+        hits = exact.rescore(candidates, query, want)
         if len(hits) < want:  # a recall hole: the exact scan is always right
             hits = exact.search(query, want)
         return hits
@@ -312,12 +321,11 @@ class SQLiteStore(KBStore):
         )
         return np.fromiter((r[0] for r in rows), dtype=np.int64)
 
-    def _follower(self, table: dict[str, Any], name: str, factory: Any) -> Any:
+    def _follower(self, table: dict[str, F], name: str, factory: Callable[[], F]) -> F:
         with self._lock:
             if name not in table:
                 table[name] = factory()
-            follower: Follower[Any] = table[name]
-            return follower
+            return table[name]
 
 
 def _check_search(limit: int, filters: Mapping[str, Any] | None) -> tuple[str, list[Any]] | None:

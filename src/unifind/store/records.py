@@ -19,9 +19,9 @@ import logging
 import math
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
@@ -32,6 +32,7 @@ from unifind.store._schema import make_tables
 from unifind.types import Principal, SearchResult, SearchResults, Source
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: Drivers that are optional extras, and the extra that installs them.
 _EXTRAS = {"psycopg": "postgres", "psycopg2": "postgres", "pymysql": "mysql"}
@@ -148,7 +149,8 @@ class RecordStore:
                 self.tables.metadata.create_all(self.engine)
                 self._ready = True
 
-    def _guard(self, what: str, fn: Any) -> Any:
+    def _guard(self, what: str, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on ready tables; database faults become StoreError naming the URL."""
         try:
             self._ensure()
             return fn()
@@ -162,7 +164,7 @@ class RecordStore:
 
     def save(self, record: SearchRecord) -> int:
         """Store ``record`` and its references; returns its id. Raises StoreError."""
-        return int(self._guard("save a search record", lambda: self._insert(record)))
+        return self._guard("save a search record", lambda: self._insert(record))
 
     def try_save(self, record: SearchRecord) -> int | None:
         """``save`` that logs a warning and returns None instead of raising.
@@ -264,7 +266,7 @@ class RecordStore:
         self, request_id: str, *, principal: Principal | None = None
     ) -> list[SearchRecord]:
         """The request's records that are not deleted, oldest first, with their references."""
-        return list(self._guard("read search records", lambda: self._select(request_id, principal)))
+        return self._guard("read search records", lambda: self._select(request_id, principal))
 
     def _select(self, request_id: str, principal: Principal | None) -> list[SearchRecord]:
         s, r = self.tables.searches, self.tables.refs
@@ -303,8 +305,7 @@ class RecordStore:
                 row = conn.execute(q).first()
             return None if row is None else _ref_dict(row._mapping)
 
-        result: dict[str, Any] | None = self._guard("read a search reference", run)
-        return result
+        return self._guard("read a search reference", run)
 
     def delete_searches(self, chat_id: str, *, principal: Principal | None = None) -> int:
         """Soft-delete the chat's records (in the caller's tenant); returns how many."""
@@ -319,7 +320,7 @@ class RecordStore:
             with self.engine.begin() as conn:
                 return int(conn.execute(stmt).rowcount)
 
-        return int(self._guard("delete search records", run))
+        return self._guard("delete search records", run)
 
 
 def _ref_dict(row: sa.RowMapping) -> dict[str, Any]:

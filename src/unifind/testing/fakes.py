@@ -50,7 +50,7 @@ class HashEmbedder(Embedder):
         if size < 1:
             raise InputError(f"hash embedder dimension must be a positive integer, got {dim!r}")
         self.dim = size
-        self.spec = f"hash-{size}"
+        self.spec = f"hash:{size}"  # resolvable: resolve_embedder(spec) rebuilds it
 
     def _row(self, text: str) -> Vectors:
         row = np.zeros(self.dim, np.float32)
