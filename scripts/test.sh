@@ -11,5 +11,7 @@ python -m pip install -q --disable-pip-version-check -e ".[dev,postgres]"
 # One intra-op thread: two threads on a shared 2-core machine made MiniLM 3x slower.
 export OMP_NUM_THREADS=1
 ruff check src tests bench
+ruff format --check src tests bench
 lint-imports
+mypy
 python -m pytest "$@"
