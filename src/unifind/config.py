@@ -46,6 +46,10 @@ class Settings(BaseModel):
     """Per-leg deadlines in seconds (``{"web": 15, "kb": 30, "db": 15}`` by default)."""
     leg_weights: dict[str, float] = Field(default_factory=dict)
     """Per-leg weights in cross-leg fusion (default 1.0 each)."""
+    records: bool = True
+    """Save a search record for every request that carries a ``request_id``."""
+    records_url: str | None = None
+    """SQLAlchemy URL of the records database (default: ``records.sqlite`` under home)."""
     web: dict[str, Any] = Field(default_factory=dict)
     db: dict[str, Any] = Field(default_factory=dict)
 

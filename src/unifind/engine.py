@@ -19,6 +19,7 @@ from unifind.config import Settings, load_settings
 from unifind.errors import InputError
 from unifind.kb.service import KnowledgeBase
 from unifind.rank.merge import fuse_results
+from unifind.store import RecordStore, SearchRecord, record_from_result
 from unifind.trace import Event, Trace
 from unifind.types import (
     Item,
@@ -78,9 +79,11 @@ class Searcher:
         *,
         kb: KnowledgeBase | None = None,
         legs: Mapping[str, LegRunner] | None = None,
+        records: RecordStore | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self._kb = kb
+        self._records = records
         self._legs: dict[str, Any] = dict(legs or {})
         self._contexts: OrderedDict[str, CitationContext] = OrderedDict()
 
@@ -96,9 +99,18 @@ class Searcher:
             self._kb = KnowledgeBase.open(self.settings)
         return self._kb
 
+    @property
+    def records(self) -> RecordStore | None:
+        """Where search records go (None when ``settings.records`` is off)."""
+        if self._records is None and self.settings.records:
+            self._records = RecordStore.from_settings(self.settings)
+        return self._records
+
     def close(self) -> None:
         if self._kb is not None:
             self._kb.close()
+        if self._records is not None:
+            self._records.close()
 
     def _leg(self, leg: str) -> Any:
         if leg in self._legs:
@@ -168,6 +180,7 @@ class Searcher:
         reqs: Iterable[SearchRequest],
         *,
         request_id: str | None = None,
+        chat_id: str | None = None,
         principal: Principal | None = None,
         timeout_s: float | None = None,
         trace: Trace | None = None,
@@ -208,9 +221,55 @@ class Searcher:
             took_ms=_ms(t0),
             results=tuple(r for r in out if r is not None),
         )
+        if request_id is not None:
+            await self._save(results, request_id, chat_id, principal, reqs)
         if trace is not None:
             self._summarise(trace, results)
         return results
+
+    async def _save(
+        self,
+        results: SearchResults,
+        request_id: str,
+        chat_id: str | None,
+        principal: Principal | None,
+        reqs: Sequence[SearchRequest],
+    ) -> None:
+        """Record the search; a failed save is logged, never fails the search (DESIGN §10)."""
+        store = self.records
+        if store is None:
+            return
+        refs = self.references(results, request_id=request_id)
+        config = {"requests": [r.model_dump(mode="json", exclude_none=True) for r in reqs]}
+        record = record_from_result(
+            request_id,
+            results,
+            chat_id=chat_id,
+            refs=refs,
+            principal=principal,
+            config=config,
+            source=reqs[0].source if reqs else "hook",
+        )
+        await store.atry_save(record)
+
+    def get_searches(
+        self, request_id: str, *, principal: Principal | None = None
+    ) -> list[SearchRecord]:
+        """The records of a request, oldest first (empty when records are off)."""
+        store = self.records
+        return store.get_searches(request_id, principal=principal) if store else []
+
+    def get_reference(
+        self, request_id: str, index: int, *, principal: Principal | None = None
+    ) -> dict[str, Any] | None:
+        """The reference with 1-based global ``index`` within a request, as recorded."""
+        store = self.records
+        return store.get_reference(request_id, index, principal=principal) if store else None
+
+    def delete_searches(self, chat_id: str, *, principal: Principal | None = None) -> int:
+        """Soft-delete every record of a chat; returns how many."""
+        store = self.records
+        return store.delete_searches(chat_id, principal=principal) if store else 0
 
     async def _traced(
         self, req: SearchRequest, principal: Principal | None, trace: Trace | None

@@ -24,7 +24,7 @@ import json
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any, TextIO
 
 from unifind._deps import require
 from unifind.config import Settings
@@ -129,7 +129,7 @@ async def call_tool(
     return ToolResult(structured=result.structured_content, text=_text(result.content))
 
 
-async def _call(spec: ServerSpec, tool: str, arguments: dict[str, Any], errlog: IO[str]) -> Any:
+async def _call(spec: ServerSpec, tool: str, arguments: dict[str, Any], errlog: TextIO) -> Any:
     from mcp import Client
 
     async with contextlib.AsyncExitStack() as stack:
@@ -138,7 +138,7 @@ async def _call(spec: ServerSpec, tool: str, arguments: dict[str, Any], errlog: 
         return await client.call_tool(tool, arguments)
 
 
-async def _transport(spec: ServerSpec, errlog: IO[str], stack: contextlib.AsyncExitStack) -> Any:
+async def _transport(spec: ServerSpec, errlog: TextIO, stack: contextlib.AsyncExitStack) -> Any:
     if spec.command:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -186,7 +186,7 @@ def _text(content: Any) -> str:
     return "\n".join(str(b.text) for b in content or () if getattr(b, "type", None) == "text")
 
 
-def _tail(errlog: IO[str]) -> str:
+def _tail(errlog: TextIO) -> str:
     with contextlib.suppress(OSError, ValueError):
         errlog.seek(0)
         return " | ".join(errlog.read().strip().splitlines())[-_STDERR_TAIL:]

@@ -147,3 +147,28 @@ async def test_stream_raises_bad_input() -> None:
     with pytest.raises(InputError):
         async for _ in searcher(kb=bad).stream([req("kb")]):
             pass
+
+
+async def test_records_round_trip_through_the_searcher() -> None:
+    s = searcher(
+        web=FakeLeg("web", 0, fake_items("web", 2)), kb=FakeLeg("kb", 0, fake_items("kb", 1))
+    )
+    await s.all([req("web"), req("kb", source="user")], request_id="req_1", chat_id="chat_9")
+    more = [SearchRequest(type="web", query="second question")]
+    s._legs["web"] = FakeLeg("web", 0, fake_items("web", 1, prefix="new"))
+    await s.all(more, request_id="req_1", chat_id="chat_9")
+    records = s.get_searches("req_1")
+    assert len(records) == 2
+    assert [r.citation_id for r in records[0].references] == ["ref_001", "ref_002", "ref_003"]
+    assert "<references" in records[0].xml and records[0].prompt
+    ref4 = s.get_reference("req_1", 4)
+    assert ref4 is not None and ref4["url"] == "https://new1.example/"
+    assert s.delete_searches("chat_9") == 2
+    assert s.get_searches("req_1") == []
+
+
+async def test_a_failing_record_store_never_fails_the_search(tmp_path: object) -> None:
+    settings = load_settings(records_url="sqlite:////nonexistent-dir/sub/records.db")
+    s = Searcher(settings, legs={"kb": FakeLeg("kb", 0, fake_items("kb", 1))})
+    res = await s.all([req("kb")], request_id="r")
+    assert res.status is Overall.OK and len(res.results[0].items) == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -104,7 +105,7 @@ def load_vectors(conn: apsw.Connection, coll_id: int, ids: list[int] | None) -> 
     return [(int(r), bytes(b)) for r, b in rows]
 
 
-class Follower(Generic[I]):
+class Follower(ABC, Generic[I]):
     """One derived index of one collection, kept at the file's committed state."""
 
     def __init__(self) -> None:
@@ -118,28 +119,34 @@ class Follower(Generic[I]):
         """The index at ``head`` or later; call with ``lock`` held."""
         if self.index is not None and self.collection_id == head.id and self.seq == head.seq:
             return self.index
-        with snapshot(conn):
-            head = _head_by_id(conn, head)
-            index = self.index if self.collection_id == head.id else None
-            if index is None or self.seq < head.floor or self._fragmented(index):
-                index = self._build(conn, head)
-            else:
-                added, deleted = _net_changes(conn, head, self.seq)
-                if len(added) + len(deleted) > max(10_000, self._size(index)):
-                    index = self._build(conn, head)
-                else:
-                    self._apply(conn, head, index, added, deleted)
+        try:
+            with snapshot(conn):
+                head = _head_by_id(conn, head)
+                index = self._catch_up(conn, head)
+        except BaseException:
+            self.index = None  # possibly half-applied: the next query rebuilds
+            raise
         self.index, self.collection_id, self.seq = index, head.id, head.seq
         self._after(index)
         return index
 
-    def _build(self, conn: apsw.Connection, head: Head) -> I:
-        raise NotImplementedError
+    def _catch_up(self, conn: apsw.Connection, head: Head) -> I:
+        index = self.index if self.collection_id == head.id else None
+        if index is None or self.seq < head.floor or self._fragmented(index):
+            return self._build(conn, head)
+        added, deleted = _net_changes(conn, head, self.seq)
+        if len(added) + len(deleted) > max(10_000, self._size(index)):
+            return self._build(conn, head)
+        self._apply(conn, head, index, added, deleted)
+        return index
 
+    @abstractmethod
+    def _build(self, conn: apsw.Connection, head: Head) -> I: ...
+
+    @abstractmethod
     def _apply(
         self, conn: apsw.Connection, head: Head, index: I, added: list[int], deleted: list[int]
-    ) -> None:
-        raise NotImplementedError
+    ) -> None: ...
 
     def _fragmented(self, index: I) -> bool:
         return False

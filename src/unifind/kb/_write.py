@@ -21,7 +21,6 @@ from unifind.kb._lexical import encode_postings
 from unifind.kb._schema import fetch, immediate
 from unifind.kb.base import ChunkIn, DocumentIn, UpsertOutcome
 
-
 #: The change log keeps at least this many seqs per collection, and twice its live chunk
 #: count: a follower further behind would rebuild anyway (``_follow.py``).
 LOG_KEEP_MIN = 50_000

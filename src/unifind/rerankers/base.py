@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from unifind.config import Settings
-from unifind.errors import SourceError
+from unifind.errors import InputError, SourceError
 from unifind.types import Item, Leg, LegReport, Reason, Status
 
 
@@ -63,8 +63,10 @@ class RerankMode(ABC):
     form: ClassVar[str]
     """How ``uses`` spells this mode, for error messages (``agent:<name>``)."""
 
-    def check(self, arg: str, settings: Settings) -> None:  # noqa: B027 (optional hook)
+    def check(self, arg: str, settings: Settings) -> None:
         """Raise InputError if ``arg`` or the settings it needs are wrong. No I/O."""
+        if arg:
+            raise InputError(f"rerank mode {self.name!r} takes no argument: use {self.form!r}")
 
     @abstractmethod
     async def rank(
@@ -118,7 +120,9 @@ async def run_mode(
     def report(status: Status, **kw: Any) -> LegReport:
         took = round((time.perf_counter() - t0) * 1000, 3)
         backend = f"rerank:{uses}"
-        return LegReport(leg=leg, backend=backend, stage="rerank", status=status, took_ms=took, **kw)
+        return LegReport(
+            leg=leg, backend=backend, stage="rerank", status=status, took_ms=took, **kw
+        )
 
     if not head:
         return list(items), report(Status.OK, note="nothing to rerank")
