@@ -19,6 +19,7 @@ from unifind.config import Settings, load_settings
 from unifind.errors import InputError
 from unifind.kb.service import KnowledgeBase
 from unifind.rank.merge import fuse_results
+from unifind.rerankers import rerank as rerank_items
 from unifind.store import RecordStore, SearchRecord, record_from_result
 from unifind.trace import Event, Trace
 from unifind.types import (
@@ -367,6 +368,17 @@ class Searcher:
         seq = results.results if isinstance(results, SearchResults) else results
         weights = self.settings.leg_weights or None
         return fuse_results(seq, leg_weights=weights, top_n=top_n)
+
+    async def rerank(
+        self, items: Sequence[Item], query: str, *, uses: str = "builtin", top_n: int | None = None
+    ) -> tuple[list[Item], LegReport]:
+        """Rerank a fused list by a ``uses`` string: ``builtin`` (score × weight),
+        ``cross-encoder``, ``agent:<name>`` or ``mcp:<server>.<tool>``.
+
+        Never drops or invents items; a failing mode keeps the order and says so in the
+        report. An unknown ``uses`` raises InputError.
+        """
+        return await rerank_items(items, query, uses=uses, settings=self.settings, top_n=top_n)
 
     def context(self, request_id: str) -> CitationContext:
         """The citation context of a request: ids continue across every call for it."""

@@ -87,6 +87,12 @@ _BUILTINS: dict[str, dict[str, str]] = {
         "hash": "unifind.testing.fakes:HashEmbedder",
     },
     "rerankers": {"cross-encoder": "unifind.embed.cross_encoder:CrossEncoderReranker"},
+    "rerank_modes": {
+        "builtin": "unifind.rerankers.builtin:BuiltinMode",
+        "cross-encoder": "unifind.rerankers.cross_encoder:CrossEncoderMode",
+        "agent": "unifind.rerankers.agent:AgentMode",
+        "mcp": "unifind.rerankers.mcp:McpMode",
+    },
     "db_generators": {
         "builtin": "unifind.db.generate.builtin:BuiltinGenerator",
         "agent": "unifind.db.generate.llm:LLMGenerator",

@@ -172,3 +172,16 @@ async def test_a_failing_record_store_never_fails_the_search(tmp_path: object) -
     s = Searcher(settings, legs={"kb": FakeLeg("kb", 0, fake_items("kb", 1))})
     res = await s.all([req("kb")], request_id="r")
     assert res.status is Overall.OK and len(res.results[0].items) == 1
+
+
+async def test_engine_rerank_builtin_and_bad_uses() -> None:
+    s = searcher(
+        web=FakeLeg("web", 0, fake_items("web", 2)), kb=FakeLeg("kb", 0, fake_items("kb", 2))
+    )
+    res = await s.all([req("web", source="auto"), req("kb", source="user")])
+    fused = s.fuse(res)
+    ordered, report = await s.rerank(fused, Q, uses="builtin")
+    assert sorted(i.key for i in ordered) == sorted(i.key for i in fused)
+    assert report.status is Status.OK and report.stage == "rerank"
+    with pytest.raises(InputError, match="valid"):
+        await s.rerank(fused, Q, uses="nonsense:thing")

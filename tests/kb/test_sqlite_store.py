@@ -115,6 +115,14 @@ def test_another_instance_catches_up_and_rebuilds(store: SQLiteStore, path: Path
     assert len(store.lexical_search("docs", ["beta"], limit=5)) == 0
 
 
+def test_parent_folders_are_created_and_closed_stores_refuse_work(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "a" / "b" / "kb.db")
+    store.create_collection("docs", embedder=None, dim=None)
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.list_collections()
+
+
 # ---- schema --------------------------------------------------------------------------
 
 

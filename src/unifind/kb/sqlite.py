@@ -303,6 +303,8 @@ class SQLiteStore(KBStore):
         exact: VectorIndex, hnsw: Hnsw, query: npt.NDArray[np.float32], limit: int
     ) -> list[tuple[int, float]]:
         want = min(limit, exact.live)
+        if want == 0:
+            return []
         # Oversample, then rescore exactly: f16 storage and graph search only pick candidates.
         candidates = hnsw.search(query, min(exact.live, max(2 * want, want + 16)))
         hits = exact.rescore(candidates, query, want)

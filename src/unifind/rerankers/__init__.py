@@ -17,17 +17,8 @@ from unifind.types import Item, LegReport
 
 __all__ = ["Ranking", "RerankMode", "check_uses", "modes", "rerank", "resolve"]
 
-_BUILTIN_MODES = {
-    "builtin": "unifind.rerankers.builtin:BuiltinMode",
-    "cross-encoder": "unifind.rerankers.cross_encoder:CrossEncoderMode",
-    "agent": "unifind.rerankers.agent:AgentMode",
-    "mcp": "unifind.rerankers.mcp:McpMode",
-}
-
+# Built-in modes are registry built-ins and entry points, exactly like a plug-in's.
 _modes = registry("rerank_modes")
-for _name, _target in _BUILTIN_MODES.items():
-    if _name not in _modes:
-        _modes.register(_name, _target)
 
 
 def modes() -> list[str]:
