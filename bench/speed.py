@@ -292,8 +292,22 @@ def render(res: Stats) -> str:
                 f"| {m['cold_lexical_ms']} | {m['cold_vector_ms']} | {m['peak_rss_mb']} "
                 f"| {m.get('load', '')} | {m.get('empty', {}).get('text', '')} |"
             )
-    lines += _targets(res) + _build(res) + _models(res)
+    lines += _targets(res) + _CAVEATS + _build(res) + _models(res)
     return "\n".join(lines) + "\n"
+
+
+_CAVEATS = [
+    "",
+    "Reading these numbers:",
+    "",
+    "- Random unit vectors in 384 dimensions are HNSW's worst case: their intrinsic "
+    "dimension is the full 384, while text embeddings have a far lower one, which is what "
+    "graph search exploits (Aumüller & Ceccarello, 'The role of local intrinsic "
+    "dimensionality in benchmarking nearest neighbor search', 2019). The vector figures and "
+    "the HNSW build time here are upper bounds for real embeddings.",
+    "- Load average (last column but one) is the 1-minute load on 2 cores at the end of "
+    "the run: above 2, other processes were competing for the CPU while we measured.",
+]
 
 
 def _targets(res: Stats) -> list[str]:

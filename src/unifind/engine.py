@@ -32,6 +32,7 @@ from unifind.types import (
     SearchResult,
     SearchResults,
     Status,
+    evolve,
 )
 
 T = TypeVar("T")
@@ -158,7 +159,7 @@ class Searcher:
             return _only_report(req, Status.DEGRADED, Reason.ERROR, text, _ms(t0))
         # The request, not the leg, decides who asked and how much that counts.
         stamp = {"source": req.source, "weight": req.effective_weight}
-        items = tuple(it.model_copy(update=stamp) for it in result.items)
+        items = tuple(evolve(it, **stamp) for it in result.items)
         return result.model_copy(update={"items": items})
 
     # -- several requests -------------------------------------------------------------

@@ -115,6 +115,17 @@ class Item(_Value):
         return f"{self.type}:{self.url or self.title}"
 
 
+def evolve(item: Item, **update: Any) -> Item:
+    """A copy of ``item`` with some fields replaced, unvalidated (the caller's values are
+    already the right types). ~2x faster than ``model_copy``; fusion copies every hit."""
+    new = object.__new__(Item)
+    object.__setattr__(new, "__dict__", {**item.__dict__, **update})
+    object.__setattr__(new, "__pydantic_fields_set__", item.__pydantic_fields_set__ | update.keys())
+    object.__setattr__(new, "__pydantic_extra__", None)
+    object.__setattr__(new, "__pydantic_private__", None)
+    return new
+
+
 class LegReport(_Value):
     """What one backend did for a request. Every considered backend gets one."""
 

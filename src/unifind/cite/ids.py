@@ -6,7 +6,7 @@ import threading
 from collections.abc import Sequence
 
 from unifind.rank.merge import dedupe_key
-from unifind.types import Item
+from unifind.types import Item, evolve
 
 
 class CitationContext:
@@ -37,5 +37,5 @@ class CitationContext:
                 key = dedupe_key(item)
                 if key not in self._ids:
                     self._ids[key] = f"{self._prefix}{len(self._ids) + 1:0{self._width}d}"
-                out.append(item.model_copy(update={"citation_id": self._ids[key]}))
+                out.append(evolve(item, citation_id=self._ids[key]))
         return out

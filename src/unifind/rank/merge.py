@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from unifind.rank.fusion import RRF_K
-from unifind.types import Item, SearchResult
+from unifind.types import Item, SearchResult, evolve
 
 #: Query parameters that only track the visitor; dropping them makes equal pages equal keys.
 _TRACKING = ("utm_", "gclid", "fbclid", "mc_cid", "mc_eid", "ref_src")
 
 
+@lru_cache(maxsize=4096)
 def canonical_url(url: str) -> str:
     """Canonical form for dedupe: lower-case scheme/host, no default port, fragment or
     tracking parameters, no trailing slash, sorted query."""
@@ -41,9 +43,12 @@ def dedupe_key(item: Item) -> str:
 
 def merge(items: Sequence[Item]) -> list[Item]:
     """Dedupe, keeping the highest-weight copy (then the earliest) and all provenance."""
+    return list(_merge_keyed([(dedupe_key(it), it) for it in items]).values())
+
+
+def _merge_keyed(pairs: Sequence[tuple[str, Item]]) -> dict[str, Item]:
     kept: dict[str, Item] = {}
-    for item in items:
-        key = dedupe_key(item)
+    for key, item in pairs:
         old = kept.get(key)
         if old is None:
             kept[key] = item
@@ -52,7 +57,7 @@ def merge(items: Sequence[Item]) -> list[Item]:
         seen = {(m.leg, m.backend) for m in best.matched}
         extra = tuple(m for m in other.matched if (m.leg, m.backend) not in seen)
         kept[key] = best.model_copy(update={"matched": best.matched + extra})
-    return list(kept.values())
+    return kept
 
 
 def fuse_results(
@@ -68,16 +73,14 @@ def fuse_results(
     votes and keeps the highest-weight copy's fields and every list's provenance.
     """
     scores: dict[str, float] = {}
-    copies: list[Item] = []
+    pairs: list[tuple[str, Item]] = []
     for res in results:
         lw = 1.0 if leg_weights is None else leg_weights.get(res.type, 1.0)
         for rank, item in enumerate(res.items, start=1):
             key = dedupe_key(item)
             scores[key] = scores.get(key, 0.0) + item.weight * lw / (k + rank)
-            copies.append(item)
-    fused = [
-        it.model_copy(update={"score": round(scores[dedupe_key(it)], 8)}) for it in merge(copies)
-    ]
+            pairs.append((key, item))
+    fused = [evolve(it, score=round(scores[key], 8)) for key, it in _merge_keyed(pairs).items()]
     fused.sort(key=lambda it: -it.score)
     return fused[:top_n] if top_n is not None else fused
 
