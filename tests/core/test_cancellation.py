@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from unifind import Reason, SearchRequest, Searcher, Status, load_settings
+from unifind import Reason, Searcher, SearchRequest, Status, load_settings
 from unifind.testing.legs import FakeLeg, fake_items
 
 
