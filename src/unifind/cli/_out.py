@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.padding import Padding
@@ -55,11 +56,19 @@ def friendly_errors() -> Iterator[None]:
     except UnifindError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from exc
-    except ValueError as exc:  # pydantic validation of a request: bad input
-        msg = str(exc).splitlines()
-        detail = "; ".join(line.strip() for line in msg[1:] if line.startswith("  ")) or str(exc)
-        err_console.print(f"[red]error:[/red] {escape(detail)}")
+    except ValidationError as exc:  # a request that doesn't validate: bad input
+        err_console.print(f"[red]error:[/red] {escape(validation_text(exc))}")
         raise typer.Exit(2) from exc
+
+
+def validation_text(exc: ValidationError) -> str:
+    """Pydantic's errors as one line a person can act on (no URLs, no input echo)."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
+        msg = str(err.get("msg", "")).removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)
 
 
 def _snippet(text: str, width: int = 240) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 from typing import Any
 
 
@@ -17,6 +18,10 @@ def pdf(data: bytes) -> tuple[str, str]:
     if b"%PDF-" not in data[:1024]:
         raise PdfProblem("it is not a PDF (no %PDF- header)")
     from pypdf import PdfReader
+
+    # pypdf logs recoverable damage ("EOF marker not found") straight to stderr; the
+    # outcome is reported per file instead.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
 
     try:
         reader = PdfReader(io.BytesIO(data))

@@ -1,0 +1,83 @@
+"""The kb and search commands end to end, as a user runs them (hash embedder for speed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from unifind.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _fast_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UNIFIND_EMBEDDER", "hash")
+
+
+def run(*args: str) -> tuple[int, str]:
+    res = runner.invoke(app, list(args))
+    return res.exit_code, res.output
+
+
+def test_collection_lifecycle(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "refunds.md").write_text("# Refunds\n\nRefunds are paid within 30 days.\n")
+    (docs / "leave.txt").write_text("年假制度\n员工每年享有十五天带薪年假。\n", encoding="utf-8")
+    (docs / "blob.bin").write_bytes(b"\x00\x01\x02")
+    (docs / "empty.md").write_text("")
+
+    assert run("kb", "create", "docs")[0] == 0
+    code, out = run("kb", "create", "docs")
+    assert code == 2 and "exists" in out
+
+    code, out = run("kb", "ingest", "docs", str(docs), "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert (report["added"], report["failed"]) == (2, 2)
+    failed = {Path(o["path"]).name: o["error"] for o in report["outcomes"] if o["error"]}
+    assert set(failed) == {"blob.bin", "empty.md"}
+
+    code, out = run("search", "how long do refunds take", "--kb", "docs", "--json")
+    assert code == 0
+    res = json.loads(out)
+    assert res["status"] == "ok" and res["items"][0]["title"] == "Refunds"
+    assert {r["stage"] for r in res["reports"]} == {"lexical", "vector"}
+
+    code, out = run("search", "年假", "--kb", "docs", "--mode", "text", "--json")
+    assert json.loads(out)["items"][0]["title"] == "年假制度"
+
+    code, out = run("kb", "list", "--json")
+    assert json.loads(out)[0]["documents"] == 2
+    code, out = run("kb", "docs", "docs", "--json")
+    doc_ids = [d["document_id"] for d in json.loads(out)]
+    assert len(doc_ids) == 2
+
+    assert run("kb", "rm", "docs", doc_ids[0])[0] == 0
+    code, out = run("kb", "rm", "docs", doc_ids[0])
+    assert code == 2 and "no document" in out
+    assert run("kb", "delete", "docs", "--yes")[0] == 0
+    code, out = run("kb", "list", "--json")
+    assert json.loads(out) == []
+
+
+def test_bad_input_is_explained() -> None:
+    code, out = run("search", "", "--kb", "docs")
+    assert code == 2 and "the query is empty" in out and "pydantic" not in out
+    code, out = run("search", "x", "--kb", "nope")
+    assert code == 2 and "unknown collection 'nope'" in out
+    code, out = run("kb", "ingest", "nope", ".")
+    assert code == 2 and "valid: none yet" in out
+
+
+def test_stream_prints_progress(tmp_path: Path) -> None:
+    run("kb", "create", "docs")
+    (tmp_path / "a.txt").write_text("refund policy: 30 days")
+    run("kb", "ingest", "docs", str(tmp_path / "a.txt"))
+    code, out = run("search", "refund", "--kb", "docs", "--stream", "--lang", "zh")
+    assert code == 0
+    assert "正在搜索 1 个来源" in out and "找到 1 条参考资料" in out
