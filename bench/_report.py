@@ -144,7 +144,11 @@ def render_markdown(
         "# KB retrieval quality", "",
         f"Produced by `{command}` on {when} ({platform.machine()}, one core, "
         "OMP_NUM_THREADS=1). Scores by ir-measures (trec_eval); documents rank at their best "
-        "chunk. One configuration for every set:", "",
+        "chunk. nDCG@10 comes from requests at the configured depth (`limit = candidates`, "
+        "what a user gets); R@100 and MAP from requests deep enough to fill 100 documents "
+        "(`--chunk-limit` chunks, which also deepens the fused lists). Δ is against bm25s "
+        "in the same run, with a two-sided paired t-test over queries. "
+        "One configuration for every set:", "",
         "```json", json.dumps(kb.model_dump(), indent=1, sort_keys=True), "```", "",
         "## nDCG@10, all sets", "", *_summary(results, modes), "",
         "## Targets (issue 2)", "", *_targets(results, modes), "",

@@ -207,19 +207,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     register_cached(args.cache / "rerank.sqlite")
     settings = make_settings(args, Path(tempfile.gettempdir()))  # validate overrides early
-    results = []
+    command = "python bench/quality.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    results: list[SetResult] = []
+    md = ""
     for name in args.sets:
         ds = load_dataset(args.data, name).head(args.max_queries)
         print(f"== {name}: {len(ds.docs)} docs, {len(ds.queries)} queries", file=sys.stderr)
-        res = run_set(args, ds)
-        results.append(res)
-        print(render_set(res, args.modes), flush=True)
-    command = "python bench/quality.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    md = render_markdown(results, args.modes, settings.kb, command)
+        results.append(run_set(args, ds))
+        print(render_set(results[-1], args.modes), flush=True)
+        # Rewritten after every set: an interrupted hour-long run still leaves its tables.
+        md = render_markdown(results, args.modes, settings.kb, command)
+        if args.out != "-":
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(md, encoding="utf-8")
     print(md.split("\n## ", 2)[1] if "\n## " in md else md)
     if args.out != "-":
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(md, encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -103,15 +103,19 @@ def test_speed_build_and_measure(bench: dict[str, ModuleType], tmp_path: Path) -
             assert 0 < p50 <= p95, (table, mode)
 
 
-def test_speed_ingest_pass_records_what_it_embedded(
+def test_speed_ingestion_compares_the_same_texts(
     bench: dict[str, ModuleType], tmp_path: Path
 ) -> None:
+    speed = bench["speed"]
     docs = [("a", "Tea", "Green tea leaves are steamed. " * 80), ("b", "", "Basalt is rock.")]
-    took, texts = bench["speed"].ingest_pass(HashEmbedder(), docs, tmp_path)
-    assert took > 0
-    assert len(texts) > 2  # the long one is chunked, the short one is one chunk
-    assert all(t.startswith("Tea\n\nGreen tea") for t in texts[:-1])
-    assert texts[-1] == "Basalt is rock."
+    texts = speed.chunk_texts(docs)
+    assert len(texts[0]) > 1 and all(t.startswith("Tea\n\nGreen tea") for t in texts[0])
+    assert texts[1] == ["Basalt is rock."]
+    emb = HashEmbedder(speed.DIM)
+    with speed._kb(tmp_path, emb) as kb:
+        wall, cpu = speed._alternate(kb, emb, docs * 1, texts, block=1)
+        assert kb.collection("ingest").chunks == len(texts[0]) + 1
+    assert min(wall.values()) > 0 and min(cpu.values()) >= 0
 
 
 def _fake_results(lexical: float, hybrid: float) -> dict[str, Any]:
@@ -135,7 +139,8 @@ def _fake_results(lexical: float, hybrid: float) -> dict[str, Any]:
         "sizes": {"200000": {"build": build, "runs": [run, run]}},
         "embed": [{"queries": 200, "p50_p95_ms": [6.0, 9.0], "load_s": 0.4, "peak_rss_mb": 300}],
         "ingest": {"documents": 500, "peak_rss_mb": 700, "passes": [
-            {"pass": 1, "chunks": 900, "ingest_s": 100.0, "raw_s": 95.0, "ratio": 0.95}]},
+            {"pass": 1, "chunks": 900, "ingest_s": 100.0, "raw_s": 95.0, "ratio": 0.95,
+             "ingest_cpu_s": 90.0, "raw_cpu_s": 88.0, "cpu_ratio": 0.978}]},
     }  # fmt: skip
 
 
@@ -146,7 +151,7 @@ def test_speed_report_says_met_or_not(bench: dict[str, ModuleType]) -> None:
     assert "KnowledgeBase.search 2.5 ms (NOT met, target ≤ 2)" in md
     assert "(KnowledgeBase.search): 4 ms (met, target ≤ 5)" in md
     assert "| 200,000 | 2 | 1.50 / 3.00 | 0.50 / 0.90 |" in md
-    assert "| 1 | 900 | 100.0 | 95.0 | 0.95 |" in md
+    assert "| 1 | 900 | 100.0 | 95.0 | 0.95 | 90.0 | 88.0 | 0.978 |" in md
     assert "NOT met, target ≤ 5" in render(_fake_results(lexical=1.0, hybrid=5.5))
 
 

@@ -471,3 +471,34 @@ def test_change_log_is_trimmed_and_lagging_followers_rebuild(
     found = sorted(r.document_id for r in store.get_chunks("docs", ids(hits)).values())
     assert found == sorted([f"d{i}" for i in range(8)] + [f"early{i}" for i in range(5)])
     assert store.vector_search("docs", vec(1, 0, 0, 0), limit=100) == []
+
+
+def test_sizes_are_kept_by_the_file_and_a_version_1_file_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "kb.sqlite"
+    with SQLiteStore(path) as store:
+        store.create_collection("c", embedder=None, dim=None)
+        for i, n in enumerate((2, 3, 1)):
+            chunks = [
+                ChunkIn(ordinal=k, text=f"t{k}", start=0, end=2, terms={"t": 1}) for k in range(n)
+            ]
+            store.upsert_document(
+                "c", DocumentIn(document_id=f"d{i}", content_hash=f"h{i}"), chunks
+            )
+        new = [ChunkIn(ordinal=0, text="x", start=0, end=1, terms={"x": 1})]
+        store.upsert_document("c", DocumentIn(document_id="d0", content_hash="new"), new)
+        store.delete_document("c", "d2")
+        info = store.get_collection("c")
+        assert (info.documents, info.chunks) == (2, 4)
+    # Turn the file back into a version-1 file (no counters), then reopen it.
+    conn = apsw.Connection(str(path))
+    for trigger in ("documents_added", "documents_removed", "documents_rechunked"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.execute("ALTER TABLE collections DROP COLUMN doc_count")
+    conn.execute("ALTER TABLE collections DROP COLUMN chunk_count")
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    with SQLiteStore(path) as store:
+        info = store.get_collection("c")
+        assert (info.documents, info.chunks) == (2, 4)
+        store.delete_document("c", "d1")
+        assert store.get_collection("c").chunks == 1

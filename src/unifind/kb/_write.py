@@ -209,9 +209,7 @@ def _trim_log(conn: apsw.Connection, coll_id: int) -> None:
     )[0]
     if first is None or head - first < LOG_KEEP_MIN + LOG_SLACK:  # two index lookups
         return
-    live = fetch(
-        conn, "SELECT coalesce(sum(chunks), 0) FROM documents WHERE collection_id = ?", (coll_id,)
-    )[0][0]
+    live = fetch(conn, "SELECT chunk_count FROM collections WHERE id = ?", (coll_id,))[0][0]
     floor = head - max(LOG_KEEP_MIN, 2 * live)
     if floor - first < LOG_SLACK:
         return

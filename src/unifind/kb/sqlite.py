@@ -45,9 +45,7 @@ _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 _COLLECTION_SQL = (
     "SELECT c.name, c.embedder, c.dim, c.analyzer, c.description, c.created_at, c.metadata, "
-    "(SELECT count(*) FROM documents WHERE collection_id = c.id), "
-    "(SELECT coalesce(sum(chunks), 0) FROM documents WHERE collection_id = c.id) "
-    "FROM collections AS c"
+    "c.doc_count, c.chunk_count FROM collections AS c"
 )
 
 
@@ -215,10 +213,14 @@ class SQLiteStore(KBStore):
         coll_id, _ = _write.collection_row(conn, collection)
         wanted = [int(c) for c in chunk_ids if isinstance(c, str) and c.isascii() and c.isdigit()]
         rows = conn.execute(
+            # CROSS JOIN fixes the join order (https://sqlite.org/optoverview.html#crossjoin):
+            # look the few ids up by primary key; the planner otherwise scanned every
+            # document of the collection (110 ms at 200k chunks).
             'SELECT c.id, d.document_id, c.ordinal, c.text, c.start, c."end", d.title, '
-            "d.source, d.metadata FROM chunks AS c JOIN documents AS d ON d.id = c.doc "
-            "WHERE d.collection_id = ? AND c.id IN (SELECT value FROM json_each(?))",
-            (coll_id, json.dumps(wanted)),
+            "d.source, d.metadata FROM json_each(?) AS j CROSS JOIN chunks AS c "
+            "ON c.id = j.value CROSS JOIN documents AS d ON d.id = c.doc "
+            "WHERE d.collection_id = ?",
+            (json.dumps(wanted), coll_id),
         )
         found = {
             str(r[0]): ChunkRecord(
