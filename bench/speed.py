@@ -296,7 +296,7 @@ def _alternate(
 
 
 def _verdict(value: float, target: float) -> str:
-    return f"{value:g} ms ({'met' if value <= target else 'NOT met'}, target ≤ {target:g})"
+    return f"{value:.2f} ms ({'met' if value <= target else 'NOT met'}, target ≤ {target:g})"
 
 
 def _ms(pair: Sequence[float]) -> str:
@@ -368,14 +368,14 @@ def _build(res: Stats) -> list[str]:
         "", "## Building the corpora (one process each)", "",
         "| chunks | documents | upsert s | chunks/s | first lexical query s (index build) "
         "| first vector query s (matrix + HNSW build) | close s (sidecar save) | files MB "
-        "| peak RSS MB |", "|---|---|---|---|---|---|---|---|---|",
+        "| peak RSS MB | load avg |", "|---|---|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for size, r in res["sizes"].items():
         b = r["build"]
         lines.append(
             f"| {int(size):,} | {b['documents']:,} | {b['write_s']} | {b['chunks_per_s']:,} "
             f"| {b['lexical_build_s']} | {b['vector_build_s']} | {b['close_s']} "
-            f"| {b['file_mb']} | {b['peak_rss_mb']} |"
+            f"| {b['file_mb']} | {b['peak_rss_mb']} | {b.get('load', '')} |"
         )
     return lines
 

@@ -147,9 +147,9 @@ def _fake_results(lexical: float, hybrid: float) -> dict[str, Any]:
 def test_speed_report_says_met_or_not(bench: dict[str, ModuleType]) -> None:
     render = bench["speed"].render
     md = render(_fake_results(lexical=1.5, hybrid=4.0))
-    assert "store 1.5 ms (met, target ≤ 2)" in md
-    assert "KnowledgeBase.search 2.5 ms (NOT met, target ≤ 2)" in md
-    assert "(KnowledgeBase.search): 4 ms (met, target ≤ 5)" in md
+    assert "store 1.50 ms (met, target ≤ 2)" in md
+    assert "KnowledgeBase.search 2.50 ms (NOT met, target ≤ 2)" in md
+    assert "(KnowledgeBase.search): 4.00 ms (met, target ≤ 5)" in md
     assert "| 200,000 | 2 | 1.50 / 3.00 | 0.50 / 0.90 |" in md
     assert "| 1 | 900 | 100.0 | 95.0 | 0.95 | 90.0 | 88.0 | 0.978 |" in md
     assert "NOT met, target ≤ 5" in render(_fake_results(lexical=1.0, hybrid=5.5))
