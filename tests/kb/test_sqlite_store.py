@@ -307,7 +307,7 @@ def _same_results(a: SQLiteStore, b: SQLiteStore, rng: np.random.Generator, limi
 
 @pytest.fixture
 def pair(tmp_path: Path) -> Iterator[tuple[SQLiteStore, SQLiteStore]]:
-    hnsw = SQLiteStore(tmp_path / "hnsw.db", hnsw_threshold=50)
+    hnsw = SQLiteStore(tmp_path / "hnsw.db", hnsw_threshold=50, hnsw_background=False)
     exact = SQLiteStore(tmp_path / "exact.db")
     _fill([hnsw, exact], np.random.default_rng(7), docs=30)
     yield hnsw, exact
@@ -352,7 +352,7 @@ def test_hnsw_sidecar_is_reconciled_not_rebuilt(
         return real_new(dim)
 
     monkeypatch.setattr(_hnsw, "_new_index", counting_new_index)
-    with SQLiteStore(hnsw.path, hnsw_threshold=50) as reopened:
+    with SQLiteStore(hnsw.path, hnsw_threshold=50, hnsw_background=False) as reopened:
         _same_results(reopened, exact, rng, limit=10)
     assert builds == []
 
@@ -372,7 +372,7 @@ def test_damaged_sidecar_is_rebuilt(pair: tuple[SQLiteStore, SQLiteStore], damag
         index_path.unlink()
     else:
         index_path.write_bytes(bytes(data[:100]))
-    with SQLiteStore(hnsw.path, hnsw_threshold=50) as reopened:
+    with SQLiteStore(hnsw.path, hnsw_threshold=50, hnsw_background=False) as reopened:
         _same_results(reopened, exact, rng, limit=10)
     meta = json.loads(meta_path.read_text())
     assert meta["crc32"] == zlib.crc32(index_path.read_bytes())
@@ -502,3 +502,39 @@ def test_sizes_are_kept_by_the_file_and_a_version_1_file_is_migrated(tmp_path: P
         assert (info.documents, info.chunks) == (2, 4)
         store.delete_document("c", "d1")
         assert store.get_collection("c").chunks == 1
+
+
+def test_hnsw_builds_in_the_background_and_catches_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    real_build = _hnsw.Hnsw.build.__func__  # type: ignore[attr-defined]
+
+    def slow_build(cls: type[_hnsw.Hnsw], *args: Any) -> _hnsw.Hnsw:
+        assert release.wait(10), "the test never released the build"
+        return real_build(cls, *args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(_hnsw.Hnsw, "build", classmethod(slow_build))
+    bg = SQLiteStore(tmp_path / "bg.db", hnsw_threshold=50)
+    exact = SQLiteStore(tmp_path / "exact.db")
+    rng = np.random.default_rng(3)
+    _fill([bg, exact], rng, docs=30)
+    # The first query doesn't wait for the build: it answers from the exact scan.
+    _same_results(bg, exact, rng, limit=10)
+    follower = bg._vectors["big"]
+    assert follower.index is not None and follower.index.hnsw is None
+    # Changes committed while the index is being built...
+    for s in (bg, exact):
+        s.delete_document("big", "d0")
+    _fill([bg, exact], rng, docs=3)  # re-adds d0..d2 with new vectors
+    release.set()
+    assert bg.wait_for_indexes(10)
+    _same_results(bg, exact, rng, limit=10)
+    # ...are reconciled into it once it is adopted: it holds exactly the live chunks.
+    state = follower.index
+    assert state is not None and state.hnsw is not None
+    keys = sorted(int(k) for k in state.hnsw._index.keys[:])
+    assert keys == sorted(int(i) for i in state.exact.live_ids())
+    assert _hnsw.sidecar_paths(bg.path, "big")[0].exists()
+    bg.close()
+    exact.close()

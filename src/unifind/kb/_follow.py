@@ -11,6 +11,7 @@ so seqs commit in order and a watermark never skips an in-flight change.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -26,6 +27,9 @@ from unifind.kb._hnsw import Hnsw
 from unifind.kb._schema import fetch, snapshot
 
 I = TypeVar("I")  # noqa: E741 - the index type
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,9 +193,22 @@ class VectorState:
 
 
 class VectorFollower(Follower[VectorState]):
-    def __init__(self, db: Path, collection: str, hnsw_threshold: int) -> None:
+    """Follows the vectors; an HNSW index is loaded from its sidecar, or built.
+
+    With ``background`` (the default) a missing HNSW index is built in a thread from a
+    snapshot of the live vectors while queries keep using the exact scan — building one
+    takes minutes at 100k+ vectors on a small machine, and a first query must not wait
+    for it. The finished index is reconciled with the changes made meanwhile, then used.
+    """
+
+    def __init__(
+        self, db: Path, collection: str, hnsw_threshold: int, *, background: bool = True
+    ) -> None:
         super().__init__()
         self._db, self._collection, self._threshold = db, collection, hnsw_threshold
+        self._background = background
+        self._builder: threading.Thread | None = None
+        self._built: Hnsw | None = None
 
     def _build(self, conn: apsw.Connection, head: Head) -> VectorState:
         exact = _vectors.VectorIndex(head.dim or 0, load_vectors(conn, head.id, None))
@@ -220,11 +237,49 @@ class VectorFollower(Follower[VectorState]):
             state.hnsw = None  # small again: the exact scan is as fast and exact
             return
         if state.hnsw is None:
-            state.hnsw = Hnsw.open(self._db, self._collection, self.collection_id, state.exact)
-            if state.hnsw.dirty:
-                state.hnsw.save(self.seq)
-        elif state.hnsw.dirty > max(1_000, len(state.hnsw) // 10):
+            self.adopt(state)
+        if state.hnsw is None and self._builder is None:
+            state.hnsw = Hnsw.load(self._db, self._collection, self.collection_id, state.exact)
+            if state.hnsw is None:
+                self._start_build(state)
+        if state.hnsw is not None and state.hnsw.dirty > max(1_000, len(state.hnsw) // 10):
             state.hnsw.save(self.seq)
+
+    def _start_build(self, state: VectorState) -> None:
+        ids, vectors = state.exact.vectors_of(state.exact.live_ids())  # a copy: a snapshot
+        coll_id, dim = self.collection_id, state.exact.dim
+
+        def build() -> None:
+            try:
+                self._built = Hnsw.build(self._db, self._collection, coll_id, dim, ids, vectors)
+            except Exception:  # the exact scan stays right; the next open retries
+                log.exception("building the HNSW index of %s failed", self._collection)
+
+        if not self._background:
+            build()
+            self.adopt(state)
+            return
+        self._builder = threading.Thread(target=build, name=f"hnsw-{self._collection}",
+                                         daemon=True)  # fmt: skip
+        self._builder.start()
+
+    def adopt(self, state: VectorState) -> None:
+        """Use a finished background build (call with ``lock`` held)."""
+        if self._builder is not None and self._builder.is_alive():
+            return
+        built, self._built, self._builder = self._built, None, None
+        if built is None or state.hnsw is not None or built.collection_id != self.collection_id:
+            return
+        built.reconcile(state.exact)  # changes committed while it was being built
+        state.hnsw = built
+        built.save(self.seq)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background build; True when none is running any more."""
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+        return builder is None or not builder.is_alive()
 
     def save(self) -> None:
         """Write the sidecar if changes were applied since it was last written."""

@@ -56,18 +56,37 @@ class Hnsw:
         self.dirty = 0
         """Changes applied since the sidecar was last written."""
 
+    @property
+    def collection_id(self) -> int:
+        return self._collection_id
+
     @classmethod
     def open(cls, db: Path, collection: str, collection_id: int, exact: VectorIndex) -> Hnsw:
         """Load the sidecar and reconcile it with ``exact``, or build a fresh one."""
+        loaded = cls.load(db, collection, collection_id, exact)
+        if loaded is not None:
+            return loaded
+        ids, vectors = exact.vectors_of(exact.live_ids())
+        return cls.build(db, collection, collection_id, exact.dim, ids, vectors)
+
+    @classmethod
+    def load(cls, db: Path, collection: str, collection_id: int, exact: VectorIndex) -> Hnsw | None:
+        """The sidecar reconciled with ``exact``, or None when there is no usable one."""
         paths = sidecar_paths(db, collection)
         index = _load(paths, collection_id, exact.dim)
         if index is None:
-            hnsw = cls(_new_index(exact.dim), paths, collection_id)
-            ids = exact.live_ids()
-            hnsw.apply(*exact.vectors_of(ids), deleted=np.empty(0, np.int64))
-        else:
-            hnsw = cls(index, paths, collection_id)
-            hnsw.reconcile(exact)
+            return None
+        hnsw = cls(index, paths, collection_id)
+        hnsw.reconcile(exact)
+        return hnsw
+
+    @classmethod
+    def build(
+        cls, db: Path, collection: str, collection_id: int, dim: int, ids: Int64s, vectors: Floats
+    ) -> Hnsw:
+        """A fresh index over the given vectors (minutes at 100k+: callers run it aside)."""
+        hnsw = cls(_new_index(dim), sidecar_paths(db, collection), collection_id)
+        hnsw.apply(ids, vectors, deleted=np.empty(0, np.int64))
         return hnsw
 
     def reconcile(self, exact: VectorIndex) -> None:

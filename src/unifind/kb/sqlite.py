@@ -52,6 +52,8 @@ _COLLECTION_SQL = (
 class SQLiteStore(KBStore):
     """A KB in one SQLite file (WAL), with derived in-memory BM25 and vector indexes.
 
+    ``hnsw_background``: build a missing HNSW index in a thread (queries use the exact
+    scan meanwhile) instead of inside the first query; ``wait_for_indexes`` waits for it.
     ``hnsw_threshold``: collections with at least this many vectors also get an HNSW
     index (usearch), persisted as ``<path>.<collection>.usearch``; smaller ones are
     scanned exactly. ``busy_timeout_ms``: how long a writer waits for another one.
@@ -60,12 +62,18 @@ class SQLiteStore(KBStore):
     name = "sqlite"
 
     def __init__(
-        self, path: str | Path, *, hnsw_threshold: int = 20_000, busy_timeout_ms: int = 30_000
+        self,
+        path: str | Path,
+        *,
+        hnsw_threshold: int = 20_000,
+        busy_timeout_ms: int = 30_000,
+        hnsw_background: bool = True,
     ) -> None:
         if str(path) == ":memory:" or not str(path):
             raise InputError("SQLiteStore needs a file path (an in-memory DB can't be shared)")
         self.path = Path(path)
         self.hnsw_threshold = hnsw_threshold
+        self.hnsw_background = hnsw_background
         self._busy_ms = busy_timeout_ms
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -154,6 +162,12 @@ class SQLiteStore(KBStore):
     def list_collections(self) -> list[CollectionInfo]:
         rows = self._conn().execute(_COLLECTION_SQL + " ORDER BY c.name")
         return [_collection_info(r) for r in rows]
+
+    def wait_for_indexes(self, timeout: float | None = None) -> bool:
+        """Wait for background index builds; True when none is running any more."""
+        with self._lock:
+            followers = list(self._vectors.values())
+        return all(f.wait(timeout) for f in followers)
 
     def delete_collection(self, name: str) -> None:
         _write.delete_collection(self._conn(), name)
@@ -288,10 +302,14 @@ class SQLiteStore(KBStore):
         follower = self._follower(
             self._vectors,
             collection,
-            lambda: VectorFollower(self.path, collection, self.hnsw_threshold),
+            lambda: VectorFollower(
+                self.path, collection, self.hnsw_threshold, background=self.hnsw_background
+            ),
         )
         with follower.lock:
             state = follower.current(conn, head)
+            if state.hnsw is None:
+                follower.adopt(state)
             if where is not None:
                 hits = state.exact.search(query, limit, self._allowed(conn, head, where))
             elif state.hnsw is not None:
