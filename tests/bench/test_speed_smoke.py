@@ -130,7 +130,7 @@ def _fake_results(lexical: float, hybrid: float) -> dict[str, Any]:
         "chunks_per_s": 2000,
         "lexical_build_s": 1.0,
         "vector_build_s": 30.0,
-        "close_s": 1.0,
+        "hnsw_build_s": 1.0,
         "file_mb": 700,
         "peak_rss_mb": 1200,
     }
