@@ -216,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(run_set(args, ds))
         print(render_set(results[-1], args.modes), flush=True)
         # Rewritten after every set: an interrupted hour-long run still leaves its tables.
-        md = render_markdown(results, args.modes, settings.kb, command)
+        subset = args.max_queries is not None
+        md = render_markdown(results, args.modes, settings.kb, command, subset=subset)
         if args.out != "-":
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             Path(args.out).write_text(md, encoding="utf-8")

@@ -191,3 +191,17 @@ def test_search_without_collections(unifind_home: Path) -> None:
     assert res.status is Overall.UNAVAILABLE
     assert res.reports[0].status is Status.DISABLED
     assert "kb create" in res.notes[0]
+
+
+def test_convex_rerank_blend_moves_between_the_two_orders(kb: KnowledgeBase) -> None:
+    kb._rerankers["reverse"] = Reverse()
+    plain = [i.chunk_id for i in search(kb, "refund shipping", mode="hybrid").items]
+    kb.settings.kb.rerank_fusion = "convex"
+    kb.settings.kb.rerank_weight = 0.0
+    assert [
+        i.chunk_id for i in search(kb, "refund shipping", mode="hybrid", rerank="reverse").items
+    ] == plain
+    kb.settings.kb.rerank_weight = 1.0
+    assert [
+        i.chunk_id for i in search(kb, "refund shipping", mode="hybrid", rerank="reverse").items
+    ] == plain[::-1]

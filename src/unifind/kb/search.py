@@ -209,6 +209,13 @@ async def _rerank(
     order = [keys[i] for i in np.argsort(-np.asarray(scores), kind="stable")]
     if cfg.rerank_fusion == "replace":
         new = [(k, float(scores[keys.index(k)])) for k in order]
+    elif cfg.rerank_fusion == "convex":  # min-max blend (Bruch et al., TOIS 2023)
+        w = cfg.rerank_weight
+        retrieved = {k: s for k, s in head if k in recs}
+        reranked = dict(zip(keys, (float(x) for x in scores), strict=True))
+        new = convex(
+            {"fused": retrieved, "rerank": reranked}, weights={"fused": 1 - w, "rerank": w}
+        )
     else:  # fuse the reranker's order with the retrieval order: a lone cross-encoder lost
         new = rrf({"fused": keys, "rerank": order}, k=cfg.rrf_k)  # 0.05-0.08 nDCG here
     floor = min((s for _, s in new), default=0.0)
