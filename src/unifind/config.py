@@ -9,7 +9,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from unifind.errors import ConfigError
+from unifind.errors import ConfigError, describe
 
 
 class KBSettings(BaseModel):
@@ -42,7 +42,8 @@ class KBSettings(BaseModel):
 class Settings(BaseModel):
     """Everything unifind reads from configuration."""
 
-    model_config = ConfigDict(extra="allow")
+    # A misspelt key must fail loudly, not be ignored (the legs' own sections are free-form).
+    model_config = ConfigDict(extra="forbid")
 
     home: Path = Field(default_factory=lambda: Path("~/.unifind").expanduser())
     """Where the embedded store lives (``UNIFIND_HOME``)."""
@@ -55,6 +56,10 @@ class Settings(BaseModel):
     """Save a search record for every request that carries a ``request_id``."""
     records_url: str | None = None
     """SQLAlchemy URL of the records database (default: ``records.sqlite`` under home)."""
+    agents: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """LLM profiles for ``agent:<name>`` stages: ``{base_url, model, api_key | api_key_env}``."""
+    mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """MCP servers for ``mcp:<server>.<tool>`` stages: ``{command, args, env}`` or ``{url}``."""
     web: dict[str, Any] = Field(default_factory=dict)
     db: dict[str, Any] = Field(default_factory=dict)
 
@@ -83,6 +88,7 @@ def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) 
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"invalid configuration: {exc}") from exc
+        where = f" in {path}" if path else ""
+        raise ConfigError(f"invalid configuration{where}: {describe(exc)}") from exc
     settings.home = Path(settings.home).expanduser()
     return settings

@@ -18,7 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pydantic import ValidationError
+
 from unifind.types import Reason
+
+
+def describe(exc: ValidationError) -> str:
+    """Pydantic's errors as one line a person can act on (no URLs, no input echo)."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
+        msg = str(err.get("msg", "")).removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)
 
 
 class UnifindError(Exception):

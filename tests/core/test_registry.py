@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from unifind._deps import require
-from unifind.errors import MissingDependency, UnknownName
+from unifind.config import load_settings
+from unifind.errors import ConfigError, MissingDependency, UnknownName
 from unifind.registry import Registry, register, registry
 
 
@@ -41,3 +44,20 @@ def test_missing_dependency_names_the_extra() -> None:
     with pytest.raises(MissingDependency, match=r'pip install "unifind\[postgres\]"'):
         require("surely_not_installed_pkg_xyz", "postgres")
     assert require("json").dumps
+
+
+def test_config_file_mistakes_are_named(tmp_path: Path) -> None:
+    bad = tmp_path / "unifind.yaml"
+    bad.write_text("kbb:\n  embedder: hash\n")
+    with pytest.raises(ConfigError, match=r"unifind.yaml: kbb: Extra inputs are not permitted"):
+        load_settings(bad)
+    bad.write_text("kb:\n  fusion: magic\n")
+    with pytest.raises(ConfigError, match=r"kb.fusion: Input should be 'rrf' or 'convex'"):
+        load_settings(bad)
+    bad.write_text("- a list\n")
+    with pytest.raises(ConfigError, match="must be a mapping"):
+        load_settings(bad)
+    good = tmp_path / "ok.yaml"
+    good.write_text("kb:\n  fusion: convex\nagents:\n  judge: {model: m, base_url: http://x}\n")
+    settings = load_settings(good)
+    assert settings.kb.fusion == "convex" and settings.agents["judge"]["model"] == "m"

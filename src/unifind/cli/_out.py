@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.padding import Padding
 from rich.table import Table
 
-from unifind.errors import InputError, UnifindError
+from unifind.errors import InputError, UnifindError, describe
 from unifind.types import Overall, SearchResult, Status
 
 console = Console(highlight=False)
@@ -62,13 +62,8 @@ def friendly_errors() -> Iterator[None]:
 
 
 def validation_text(exc: ValidationError) -> str:
-    """Pydantic's errors as one line a person can act on (no URLs, no input echo)."""
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
-        msg = str(err.get("msg", "")).removeprefix("Value error, ")
-        parts.append(f"{where}: {msg}" if where else msg)
-    return "; ".join(parts)
+    """Pydantic's errors as one line (see :func:`unifind.errors.describe`)."""
+    return describe(exc)
 
 
 def _snippet(text: str, width: int = 240) -> str:
