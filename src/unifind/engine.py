@@ -109,10 +109,23 @@ class Searcher:
         return self._records
 
     def close(self) -> None:
+        """Release the store, the records database and the legs' connections."""
         if self._kb is not None:
             self._kb.close()
         if self._records is not None:
             self._records.close()
+        for leg in self._legs.values():
+            closer = getattr(leg, "close", None)
+            if callable(closer):
+                closer()
+
+    async def aclose(self) -> None:
+        """:meth:`close`, plus the legs' async clients (the web leg's HTTP pool)."""
+        for leg in self._legs.values():
+            closer = getattr(leg, "aclose", None)
+            if callable(closer):
+                await closer()
+        self.close()
 
     def _leg(self, leg: str) -> Any:
         if leg in self._legs:
