@@ -1,0 +1,188 @@
+"""Knowledge-base operations: collections, documents and ingest, as the caller may see them."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from unifind.errors import InputError
+from unifind.kb.base import CollectionInfo
+from unifind.kb.ingest import FileOutcome, IngestReport
+from unifind.ops.models import (
+    CollectionIn,
+    CollectionOut,
+    DocumentOut,
+    FetchInput,
+    IngestOutcome,
+    IngestOutput,
+    TextDocumentIn,
+)
+from unifind.types import Principal
+
+if TYPE_CHECKING:
+    from unifind.ops.service import Operations
+
+#: Upload names are reduced to this alphabet before they touch the file system.
+_SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+class KBOps:
+    """The KB part of :class:`~unifind.ops.Operations`; every call is scoped by principal."""
+
+    def __init__(self, ops: Operations) -> None:
+        self._ops = ops
+
+    @property
+    def _kb(self) -> Any:
+        return self._ops.searcher.kb
+
+    def _principal(self, principal: Principal | None) -> Principal | None:
+        return self._ops._principal(principal)
+
+    def collections(self, *, principal: Principal | None = None) -> list[CollectionOut]:
+        """The collections the caller can see."""
+        infos = self._kb.collections(principal=self._principal(principal))
+        return [_collection(i) for i in infos]
+
+    def collection(self, name: str, *, principal: Principal | None = None) -> CollectionOut:
+        """One collection; an unknown or invisible one raises UnknownName."""
+        return _collection(self._kb.collection(name, principal=self._principal(principal)))
+
+    def create(self, inp: CollectionIn, *, principal: Principal | None = None) -> CollectionOut:
+        """Create a collection, owned by the caller's tenant (shared when it has none)."""
+        p = self._principal(principal)
+        info = self._kb.create(
+            inp.name,
+            embedder=inp.embedder,
+            description=inp.description,
+            exist_ok=inp.exist_ok,
+            tenant=p.tenant if p else None,
+            roles=tuple(inp.roles or ()),
+            users=tuple(inp.users or ()),
+            principal=p,
+        )
+        return _collection(info)
+
+    def delete(self, name: str, *, principal: Principal | None = None) -> None:
+        self._kb.delete(name, principal=self._principal(principal))
+
+    def documents(
+        self, name: str, *, limit: int = 100, offset: int = 0, principal: Principal | None = None
+    ) -> list[DocumentOut]:
+        docs = self._kb.documents(
+            name, limit=limit, offset=offset, principal=self._principal(principal)
+        )
+        return [
+            DocumentOut(**{k: v for k, v in asdict(d).items() if k != "collection"}) for d in docs
+        ]
+
+    def remove(self, name: str, document_id: str, *, principal: Principal | None = None) -> bool:
+        return bool(self._kb.remove(name, document_id, principal=self._principal(principal)))
+
+    async def ingest(
+        self, name: str, docs: Sequence[TextDocumentIn], *, principal: Principal | None = None
+    ) -> IngestOutput:
+        """Ingest text and URL documents; a failed one is reported, the rest ingested."""
+        p = self._principal(principal)
+        self._kb.collection(name, principal=p)  # unknown/invisible → error first
+        outcomes = [await self._ingest_one(name, doc, p) for doc in docs]
+        return _ingest_output(name, outcomes)
+
+    async def _ingest_one(
+        self, name: str, doc: TextDocumentIn, principal: Principal | None
+    ) -> FileOutcome:
+        if (doc.text is None) == (doc.url is None):
+            raise InputError("each document needs exactly one of 'text' or 'url'")
+        text, title, meta = doc.text, doc.title, dict(doc.metadata or {})
+        doc_id = doc.document_id or doc.url
+        if doc_id is None:
+            raise InputError("a text document needs a 'document_id'")
+        if doc.url is not None:
+            page = await self._ops.fetch(FetchInput(url=doc.url, max_chars=1_000_000))
+            if page.report.status.value != "ok":
+                why = page.report.error or page.report.note or page.report.status.value
+                return FileOutcome(doc.url, doc_id, "failed", error=f"fetch failed: {why}")
+            text, title = page.text, title or page.title or ""
+            meta.setdefault("url", page.final_url or doc.url)
+        assert text is not None
+        try:
+            return await asyncio.to_thread(
+                self._kb.ingest_text,
+                name,
+                text,
+                document_id=doc_id,
+                title=title,
+                metadata=meta or None,
+                principal=principal,
+            )
+        except InputError as exc:  # a blank document is one failed outcome, not a failed batch
+            return FileOutcome(doc_id, doc_id, "failed", error=str(exc))
+
+    async def ingest_files(
+        self,
+        name: str,
+        files: Sequence[tuple[str, bytes]],
+        *,
+        principal: Principal | None = None,
+    ) -> IngestOutput:
+        """Ingest uploaded files ``(file name, bytes)``; each keeps its name as document id."""
+        p = self._principal(principal)
+        self._kb.collection(name, principal=p)
+        with tempfile.TemporaryDirectory(prefix="unifind-upload-") as tmp:
+            paths, names = [], {}
+            for i, (filename, data) in enumerate(files):
+                safe = "".join(c if c in _SAFE else "_" for c in Path(filename).name) or "file"
+                path = Path(tmp) / f"{i:04d}-{safe}"
+                path.write_bytes(data)
+                paths.append(path)
+                names[path.name] = filename
+            report: IngestReport = await asyncio.to_thread(
+                self._kb.ingest,
+                name,
+                paths,
+                document_id=lambda path: f"upload:{names.get(path.name, path.name)}",
+                principal=p,
+            )
+        outcomes = [
+            FileOutcome(
+                names.get(Path(o.path).name, o.path), o.document_id, o.status, o.chunks, o.error
+            )
+            for o in report.outcomes
+        ]
+        return _ingest_output(name, outcomes)
+
+
+def _collection(info: CollectionInfo) -> CollectionOut:
+    acl = info.metadata.get("acl") if isinstance(info.metadata, dict) else None
+    owner = acl.get("tenant") if isinstance(acl, dict) else None
+    return CollectionOut(
+        name=info.name,
+        description=info.description,
+        documents=info.documents,
+        chunks=info.chunks,
+        embedder=info.embedder,
+        analyzer=info.analyzer,
+        owner=owner,
+        created_at=info.created_at,
+    )
+
+
+def _ingest_output(name: str, outcomes: Sequence[FileOutcome]) -> IngestOutput:
+    rows = [
+        IngestOutcome(
+            name=o.path,
+            document_id=o.document_id,
+            status=str(getattr(o.status, "value", o.status)),
+            chunks=o.chunks,
+            error=o.error,
+        )
+        for o in outcomes
+    ]
+    count = {
+        s: sum(r.status == s for r in rows) for s in ("added", "replaced", "unchanged", "failed")
+    }
+    return IngestOutput(collection=name, outcomes=rows, **count)

@@ -1,0 +1,312 @@
+"""Input and output types of the operations every surface exposes (DESIGN §12).
+
+Inputs are lenient where an agent would stumble (a string where a list is expected is one
+element; numbers and booleans may come as strings) and strict where a typo would silently
+change the answer (unknown fields are refused, naming the valid ones).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from unifind.types import Item, KBMode, LegReport, Overall, Source
+
+SearchMode = Literal["all", "any", "race"]
+#: A request id or chat id: what a client may use to name its conversation turn.
+ID_PATTERN = r"^[A-Za-z0-9_.:\-]{1,128}$"
+#: Default size budget of the ``<references>`` XML (characters).
+DEFAULT_MAX_CHARS = 16_000
+
+
+def _as_list(v: Any) -> Any:
+    """``"a"`` → ``["a"]``; ``'["a","b"]'`` → ``["a", "b"]``; ``"a,b"`` → ``["a", "b"]``."""
+    if isinstance(v, str):
+        text = v.strip()
+        if text.startswith("["):
+            try:
+                return json.loads(text)
+            except ValueError:
+                return v
+        return [p.strip() for p in text.split(",") if p.strip()]
+    return v
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class KBSource(_In):
+    """Options of the knowledge-base leg."""
+
+    collections: list[str] | None = None
+    """Collections to search; every collection the caller can see when omitted."""
+    mode: KBMode | None = None
+    threshold: float | None = Field(default=None, ge=0)
+    filters: dict[str, Any] | None = None
+    """Document metadata filters: ``{"lang": "en"}`` or ``{"tag": ["a", "b"]}`` (any of)."""
+    rerank: bool | None = None
+    """Rerank this leg's hits with the offline cross-encoder."""
+
+    _lists = field_validator("collections", mode="before")(_as_list)
+
+
+class WebSource(_In):
+    """Options of the web leg."""
+
+    provider: str | None = None
+    """Pin a provider (``tavily``, ``duckduckgo``, ...); resolved automatically when omitted."""
+    sites: list[str] | None = None
+    """Only these domains."""
+    time_range: Literal["day", "week", "month", "year"] | None = None
+    engine: str | None = None
+
+    _lists = field_validator("sites", mode="before")(_as_list)
+
+
+class DBSource(_In):
+    """Options of the database leg."""
+
+    models: list[str] | None = None
+    """Declared models to search; chosen from the question when omitted."""
+    strict: bool | None = None
+
+    _lists = field_validator("models", mode="before")(_as_list)
+
+
+class Sources(_In):
+    """Which legs to search, each with its options. An empty object means the KB alone."""
+
+    kb: KBSource | None = None
+    web: WebSource | None = None
+    db: DBSource | None = None
+
+    @field_validator("kb", "web", "db", mode="before")
+    @classmethod
+    def _true_is_defaults(cls, v: Any) -> Any:
+        # {"web": true} is the natural way to say "the web, with defaults".
+        if v is True or v == "true":
+            return {}
+        if v is False or v == "false":
+            return None
+        return v
+
+
+class SearchInput(_In):
+    """One fused search over one or more legs."""
+
+    query: str = Field(min_length=1, max_length=100_000)
+    sources: Sources = Field(default_factory=lambda: Sources(kb=KBSource()))
+    mode: SearchMode = "all"
+    """``all`` waits for every leg; ``any`` returns at the first leg with results; ``race``
+    at the first leg to finish."""
+    limit: int = Field(default=10, ge=1, le=100)
+    """Results per leg and in the fused list."""
+    rerank: str | None = None
+    """Rerank the fused list: ``builtin``, ``cross-encoder``, ``agent:<name>``, ``mcp:<s>.<t>``."""
+    request_id: str | None = Field(default=None, pattern=ID_PATTERN)
+    """Citation ids continue across every search with the same id; one is made when omitted.
+    A search with a caller-given id is recorded."""
+    chat_id: str | None = Field(default=None, pattern=ID_PATTERN)
+    timeout_s: float | None = Field(default=None, gt=0, le=300)
+    """Overall deadline; each leg also has its own."""
+    source: Source = "hook"
+    references: bool = False
+    """Also return the ``<references>`` XML and the citation prompt."""
+    max_chars: int = Field(default=DEFAULT_MAX_CHARS, ge=200, le=1_000_000)
+    """Size budget of the references XML."""
+    citation_format: str = "#ref:{id}"
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the query is empty: say what to search for")
+        return v
+
+
+class LegSummary(BaseModel):
+    """What one request (one leg) computed, besides its items and reports."""
+
+    type: str
+    status: Overall
+    hits: int
+    total: int | None = None
+    took_ms: float = 0.0
+    notes: list[str] = Field(default_factory=list)
+    keywords: list[str] | None = None
+    dsl: dict[str, Any] | None = None
+    entities: list[dict[str, Any]] | None = None
+    relations: list[dict[str, Any]] | None = None
+    graph_nodes: list[dict[str, Any]] | None = None
+
+
+class ReferencesOut(BaseModel):
+    """What an LLM is given: ``<references>`` XML (escaped, within budget) and the prompt."""
+
+    xml: str
+    prompt: str
+    omitted: list[str] = Field(default_factory=list)
+    """Citation ids cut by the size budget (the XML announces them)."""
+
+
+class SearchOutput(BaseModel):
+    """The result contract of a fused search: items with citation ids, every backend's report."""
+
+    request_id: str
+    status: Overall
+    """``ok`` every consulted backend answered · ``partial`` some failed · ``unavailable`` none."""
+    mode: SearchMode
+    items: list[Item]
+    """Fused across legs (weighted RRF, deduplicated), each with its ``citation_id``."""
+    reports: list[LegReport]
+    """One per backend considered: ok, degraded (why), disabled or skipped."""
+    legs: list[LegSummary]
+    notes: list[str] = Field(default_factory=list)
+    took_ms: float
+    references: ReferencesOut | None = None
+
+
+class FetchInput(_In):
+    """Readable text of one web page."""
+
+    url: str = Field(min_length=1, max_length=8192)
+    max_chars: int = Field(default=8000, ge=100, le=1_000_000)
+    start: int = Field(default=0, ge=0)
+    """Character offset to start from (page through a long text)."""
+    provider: str | None = None
+
+
+class FetchOutput(BaseModel):
+    """A fetched page (or the honest report of why not)."""
+
+    url: str
+    status: Overall
+    report: LegReport
+    attempts: list[LegReport] = Field(default_factory=list)
+    final_url: str | None = None
+    title: str | None = None
+    text: str = ""
+    start: int = 0
+    total_chars: int = 0
+    next_start: int | None = None
+    """Offset of the next page of text; None when this page reaches the end."""
+
+
+class CollectionOut(BaseModel):
+    """A KB collection as the caller may see it."""
+
+    name: str
+    description: str = ""
+    documents: int = 0
+    chunks: int = 0
+    embedder: str | None = None
+    analyzer: str = "auto"
+    owner: str | None = None
+    """The owning tenant; None = shared with every caller."""
+    created_at: str = ""
+
+
+class CollectionIn(_In):
+    """A collection to create (owned by the caller's tenant when the caller has one)."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")
+    description: str = ""
+    embedder: str | None = "default"
+    """``default`` (configured embedder), a spec, or null for lexical only."""
+    roles: list[str] | None = None
+    users: list[str] | None = None
+    exist_ok: bool = False
+
+
+class DocumentOut(BaseModel):
+    """A stored document."""
+
+    document_id: str
+    title: str
+    source: str
+    mime: str
+    chunks: int
+    text_chars: int
+    updated_at: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class TextDocumentIn(_In):
+    """A document given as text, or as a URL fetched through the SSRF-safe fetcher."""
+
+    document_id: str | None = Field(default=None, min_length=1, max_length=1024)
+    """Defaults to the URL for URL documents; required for text."""
+    text: str | None = Field(default=None, max_length=10_000_000)
+    url: str | None = Field(default=None, max_length=8192)
+    title: str = ""
+    metadata: dict[str, Any] | None = None
+
+
+class IngestOutcome(BaseModel):
+    """What happened to one document of an ingest."""
+
+    name: str
+    document_id: str | None = None
+    status: str
+    """``added``, ``replaced``, ``unchanged`` or ``failed``."""
+    chunks: int = 0
+    error: str | None = None
+
+
+class IngestOutput(BaseModel):
+    """An ingest batch: every document's outcome; failures never hide the rest."""
+
+    collection: str
+    added: int
+    replaced: int
+    unchanged: int
+    failed: int
+    outcomes: list[IngestOutcome]
+
+
+class ModelOut(BaseModel):
+    """A database model the DB leg may search."""
+
+    name: str
+    description: str = ""
+    columns: dict[str, str] = Field(default_factory=dict)
+    """Column name → its description (or type when undescribed)."""
+
+
+class ProviderOut(BaseModel):
+    """A web search provider or fetcher, and whether it can run here."""
+
+    kind: Literal["search", "fetch"]
+    name: str
+    usable: bool
+    why: str = ""
+    chosen: bool = False
+    """The one automatic resolution picks."""
+
+
+class SourcesOutput(BaseModel):
+    """Everything the caller can search, and whether each piece is usable now."""
+
+    collections: list[CollectionOut]
+    models: list[ModelOut]
+    providers: list[ProviderOut]
+    notes: list[str] = Field(default_factory=list)
+
+
+class Check(BaseModel):
+    """One backend's readiness."""
+
+    name: str
+    ok: bool
+    detail: str = ""
+    took_ms: float = 0.0
+
+
+class Readiness(BaseModel):
+    """Whether each configured backend can be reached (``ready`` = all of them)."""
+
+    ready: bool
+    checks: list[Check]
