@@ -6,7 +6,8 @@
     ├── InputError (ValueError)          bad input a person can fix: the message says how
     │   ├── UnknownName (LookupError)    unknown collection / plugin / model; lists valid ones
     │   ├── EmbedderMismatch             a collection queried with another embedder
-    │   └── ModeUnavailable              an explicitly asked KB mode that can't run here
+    │   ├── ModeUnavailable              an explicitly asked KB mode that can't run here
+    │   └── Forbidden                    visible to the caller, but not theirs to change
     ├── ConfigError                      a bad config file or setting
     │   └── MissingDependency (ImportError)  names the exact ``pip install "unifind[x]"``
     ├── StoreError                       the store can't be opened or written
@@ -56,6 +57,10 @@ class EmbedderMismatch(InputError):
 
 class ModeUnavailable(InputError):
     """A search mode asked for explicitly can't run (e.g. semantic without an embedder)."""
+
+
+class Forbidden(InputError):
+    """The caller may see this but not change it (a tenant's key writing a shared collection)."""
 
 
 class ConfigError(UnifindError):
