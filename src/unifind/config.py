@@ -10,6 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from unifind.errors import ConfigError, describe
+from unifind.types import Principal
 
 
 class KBSettings(BaseModel):
@@ -56,6 +57,10 @@ class Settings(BaseModel):
     """Save a search record for every request that carries a ``request_id``."""
     records_url: str | None = None
     """SQLAlchemy URL of the records database (default: ``records.sqlite`` under home)."""
+    principal: Principal | None = None
+    """Who the local user is (``{tenant, user, roles}``): the CLI, the stdio MCP server and
+    Searcher calls given no principal act as it. Unset: no principal, so only shared
+    collections and tenant-less records are visible (fail closed, DESIGN §10)."""
     agents: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """LLM profiles for ``agent:<name>`` stages: ``{base_url, model, api_key | api_key_env}``."""
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
