@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import secrets
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from unifind.cite import CitationCheck, CitationContext, References, build_references
 from unifind.cite import check_citations as _check
 from unifind.config import Settings, load_settings
 from unifind.errors import InputError
-from unifind.kb.service import KnowledgeBase
 from unifind.rank.merge import fuse_results
 from unifind.rerankers import rerank as rerank_items
-from unifind.store import RecordStore, SearchRecord, record_from_result
 from unifind.trace import Event, Trace
 from unifind.types import (
     Item,
@@ -34,6 +34,10 @@ from unifind.types import (
     Status,
     evolve,
 )
+
+if TYPE_CHECKING:  # imported where used: SQLAlchemy and the KB stack cost ~0.2 s at start-up
+    from unifind.kb.service import KnowledgeBase
+    from unifind.store import RecordStore, SearchRecord
 
 T = TypeVar("T")
 Mode = Literal["all", "any", "race"]
@@ -49,6 +53,11 @@ class LegRunner(Protocol):
 _LEG_MODULES = {"web": "unifind.web.leg:WebLeg", "db": "unifind.db.leg:DBLeg"}
 #: Per-leg deadline when neither the request nor the config sets one (seconds).
 DEFAULT_TIMEOUTS = {"web": 15.0, "kb": 30.0, "db": 15.0}
+
+
+def new_request_id() -> str:
+    """An id for a request that came without one: ``req_`` + 12 hex digits."""
+    return f"req_{secrets.token_hex(6)}"
 
 
 def _ms(t0: float) -> float:
@@ -88,6 +97,9 @@ class Searcher:
         self._records = records
         self._legs: dict[str, Any] = dict(legs or {})
         self._contexts: OrderedDict[str, CitationContext] = OrderedDict()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the sync facade's loop
+        self._loop_thread: threading.Thread | None = None
+        self._loop_lock = threading.Lock()
 
     @classmethod
     def from_config(cls, path: str | None = None, **overrides: Any) -> Searcher:
@@ -98,6 +110,8 @@ class Searcher:
     def kb(self) -> KnowledgeBase:
         """The knowledge base on the configured store (opened on first use)."""
         if self._kb is None:
+            from unifind.kb.service import KnowledgeBase
+
             self._kb = KnowledgeBase.open(self.settings)
         return self._kb
 
@@ -105,11 +119,15 @@ class Searcher:
     def records(self) -> RecordStore | None:
         """Where search records go (None when ``settings.records`` is off)."""
         if self._records is None and self.settings.records:
+            from unifind.store import RecordStore
+
             self._records = RecordStore.from_settings(self.settings)
         return self._records
 
     def close(self) -> None:
-        """Release the store, the records database and the legs' connections."""
+        """Release the store, the records database, the legs' connections and the sync
+        facade's event loop thread."""
+        self._stop_loop()
         if self._kb is not None:
             self._kb.close()
         if self._records is not None:
@@ -121,10 +139,7 @@ class Searcher:
 
     async def aclose(self) -> None:
         """:meth:`close`, plus the legs' async clients (the web leg's HTTP pool)."""
-        for leg in self._legs.values():
-            closer = getattr(leg, "aclose", None)
-            if callable(closer):
-                await closer()
+        await self._aclose_legs()
         self.close()
 
     def _leg(self, leg: str) -> Any:
@@ -150,10 +165,23 @@ class Searcher:
     # -- one request ------------------------------------------------------------------
 
     async def search(
-        self, req: SearchRequest, *, principal: Principal | None = None
+        self,
+        req: SearchRequest,
+        *,
+        principal: Principal | None = None,
+        request_id: str | None = None,
     ) -> SearchResult:
-        """Run one request under its leg's deadline."""
+        """Run one request under its leg's deadline; every item gets its citation id.
+
+        With ``request_id`` the ids continue that request's numbering (as in :meth:`all`);
+        without one a new id is generated and returned in ``SearchResult.request_id``.
+        """
+        res = await self._search(req, principal)
+        return self._cite([res], request_id)[0]
+
+    async def _search(self, req: SearchRequest, principal: Principal | None) -> SearchResult:
         t0 = time.perf_counter()
+
         runner = self._leg(req.type)
         if runner is None:
             text = f"the {req.type} leg is not available in this build"
@@ -230,11 +258,12 @@ class Searcher:
         for i, res in enumerate(out):
             if res is None:
                 out[i] = self._unfinished(reqs[i], mode, finished_early, timeout_s)
+        cited = self._cite([r for r in out if r is not None], request_id)
         results = SearchResults(
-            request_id=request_id,
+            request_id=cited[0].request_id if cited else request_id or new_request_id(),
             mode=mode,
             took_ms=_ms(t0),
-            results=tuple(r for r in out if r is not None),
+            results=cited,
         )
         if request_id is not None:
             await self._save(results, request_id, chat_id, principal, reqs)
@@ -254,6 +283,8 @@ class Searcher:
         store = self.records
         if store is None:
             return
+        from unifind.store import record_from_result
+
         refs = self.references(results, request_id=request_id)
         config = {"requests": [r.model_dump(mode="json", exclude_none=True) for r in reqs]}
         record = record_from_result(
@@ -290,12 +321,12 @@ class Searcher:
         self, req: SearchRequest, principal: Principal | None, trace: Trace | None
     ) -> SearchResult:
         if trace is None:
-            return await self.search(req, principal=principal)
+            return await self._search(req, principal)
         node = trace.child(req.type)
         trace.start(node)
         trace.emit("leg", "leg_running", data={"leg": req.type, "status": "running"}, leg=req.type)
         try:
-            res = await self.search(req, principal=principal)
+            res = await self._search(req, principal)
         except BaseException as exc:
             trace.finish(node, ok=False, text=f"{type(exc).__name__}: {exc}")
             raise
@@ -411,11 +442,34 @@ class Searcher:
         top_n: int | None = None,
         **options: Any,
     ) -> References:
-        """Fuse, cite (ids unique within the request) and render ``<references>`` + prompt."""
-        rid = request_id or (results.request_id if isinstance(results, SearchResults) else None)
+        """Fuse, cite (ids unique within the request) and render ``<references>`` + prompt.
+
+        Items cited by the search for this same request keep their ids.
+        """
+        own = results.request_id if isinstance(results, SearchResults) else None
+        rid = request_id or own
+        fused = self.fuse(results, top_n=top_n)
+        if rid is not None and rid == own and all(it.citation_id for it in fused):
+            return build_references(fused, **options)
         ctx = self.context(rid) if rid else CitationContext("adhoc")
-        items = ctx.assign(self.fuse(results, top_n=top_n))
-        return build_references(items, **options)
+        return build_references(ctx.assign(fused), **options)
+
+    def _cite(
+        self, results: Sequence[SearchResult], request_id: str | None
+    ) -> tuple[SearchResult, ...]:
+        """Give every item its citation id, unique within the request, in fused order.
+
+        A caller's ``request_id`` continues its stored context (ids never restart across
+        calls); without one, a new id and a context of its own that nothing keeps.
+        """
+        ctx = self.context(request_id) if request_id else CitationContext(new_request_id())
+        ctx.assign(self.fuse(results))  # ref_001 is the best fused item
+        return tuple(
+            res.model_copy(
+                update={"items": tuple(ctx.assign(res.items)), "request_id": ctx.request_id}
+            )
+            for res in results
+        )
 
     @staticmethod
     def check_citations(text: str, refs: References) -> CitationCheck:
@@ -426,22 +480,64 @@ class Searcher:
 
     def search_sync(self, req: SearchRequest, **kw: Any) -> SearchResult:
         """Blocking :meth:`search`."""
-        return run_sync(self.search(req, **kw))
+        return self._run_sync(self.search(req, **kw))
 
     def all_sync(self, reqs: Iterable[SearchRequest], **kw: Any) -> SearchResults:
         """Blocking :meth:`all`."""
-        return run_sync(self.all(reqs, **kw))
+        return self._run_sync(self.all(reqs, **kw))
+
+    def _run_sync(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run on this Searcher's own loop thread, started once and stopped by close().
+
+        A fresh loop per call (asyncio.run) also made a fresh worker pool, whose threads
+        each opened a store connection that outlived them: ~500 calls exhausted the files.
+        """
+        _refuse_inside_loop(coro)
+        with self._loop_lock:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                self._loop_thread = threading.Thread(
+                    target=self._loop.run_forever, name="unifind-sync", daemon=True
+                )
+                self._loop_thread.start()
+            loop = self._loop
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()
+
+    def _stop_loop(self) -> None:
+        with self._loop_lock:
+            loop, self._loop = self._loop, None
+            thread, self._loop_thread = self._loop_thread, None
+        if loop is None or thread is None:
+            return
+        # The legs' async clients and the worker threads belong to this loop: close them
+        # on it, then stop it.
+        asyncio.run_coroutine_threadsafe(self._aclose_legs(), loop).result()
+        asyncio.run_coroutine_threadsafe(loop.shutdown_default_executor(), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+
+    async def _aclose_legs(self) -> None:
+        for leg in self._legs.values():
+            closer = getattr(leg, "aclose", None)
+            if callable(closer):
+                await closer()
 
 
 def _won(res: SearchResult | None) -> bool:
     return res is not None and bool(res.items) and any(r.status is Status.OK for r in res.reports)
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine from synchronous code; refuses inside a running event loop."""
+def _refuse_inside_loop(coro: Coroutine[Any, Any, Any]) -> None:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return
     coro.close()
     raise RuntimeError("called a *_sync method inside an event loop: await the async one instead")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from synchronous code; refuses inside a running event loop."""
+    _refuse_inside_loop(coro)
+    return asyncio.run(coro)

@@ -253,6 +253,9 @@ class SearchResult(_Value):
     entities: tuple[dict[str, Any], ...] | None = None
     relations: tuple[dict[str, Any], ...] | None = None
     graph_nodes: tuple[dict[str, Any], ...] | None = None
+    request_id: str | None = None
+    """The request this answer belongs to: its items' citation ids are unique within it
+    (set by ``Searcher``; generated as ``req_…`` when the caller gave none)."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

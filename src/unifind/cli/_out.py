@@ -81,8 +81,9 @@ def print_result(result: SearchResult) -> None:
     for i, item in enumerate(result.items, start=1):
         where = item.url or (item.metadata.get("source") if item.metadata else None) or ""
         via = ", ".join(f"{m.backend} #{m.rank}" for m in item.matched)
+        ref = f"[magenta]{escape(f'[{item.citation_id}]')}[/magenta] " if item.citation_id else ""
         console.print(
-            f"[bold cyan]{i}.[/bold cyan] [bold]{escape(item.title or '(untitled)')}[/bold] "
+            f"[bold cyan]{i}.[/bold cyan] {ref}[bold]{escape(item.title or '(untitled)')}[/bold] "
             f"[dim]score {item.score:.4f}[/dim]"
         )
         if where:
@@ -91,6 +92,16 @@ def print_result(result: SearchResult) -> None:
         if via:
             console.print(Padding(f"[dim]matched: {escape(via)}[/dim]", (0, 0, 0, 3)))
     print_reports(result)
+
+
+def cited(result: SearchResult) -> SearchResult:
+    """A leg's answer with citation ids, as ``Searcher.search`` gives them (a new request)."""
+    from unifind.cite import CitationContext
+    from unifind.engine import new_request_id
+
+    ctx = CitationContext(new_request_id())
+    items = tuple(ctx.assign(result.items))
+    return result.model_copy(update={"items": items, "request_id": ctx.request_id})
 
 
 def print_reports(result: SearchResult) -> None:

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from unifind import SearchRequest, load_settings
-from unifind.cli._out import console, friendly_errors, print_json, print_result
+from unifind.cli._out import cited, console, friendly_errors, print_json, print_result
 from unifind.config import Settings
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML, create_demo
 from unifind.db.leg import DBLeg
@@ -116,7 +116,7 @@ def search_cmd(
             else None
         )
         try:
-            result = asyncio.run(leg.search(req, principal=principal, explain=explain))
+            result = cited(asyncio.run(leg.search(req, principal=principal, explain=explain)))
         finally:
             leg.close()
     if json:

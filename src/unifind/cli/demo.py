@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from unifind import KnowledgeBase, SearchRequest, load_settings
-from unifind.cli._out import console, friendly_errors, print_result
+from unifind.cli._out import cited, console, friendly_errors, print_result
 
 DEMO_QUERIES = (
     ("how do refunds work", "hybrid"),
@@ -49,4 +49,4 @@ def demo(
         for q, mode in queries:
             console.rule(f"[bold]{escape(q)}[/bold]  [dim](mode {mode})[/dim]")
             req = SearchRequest(type="kb", query=q, collections=(collection,), mode=mode, limit=3)  # type: ignore[arg-type]
-            print_result(kb.search_sync(req))
+            print_result(cited(kb.search_sync(req)))

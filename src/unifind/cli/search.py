@@ -132,6 +132,7 @@ def search(
             print_json(
                 {
                     "query": query,
+                    "request_id": results.request_id,
                     "status": results.status.value,
                     "items": [i.model_dump(mode="json", exclude_none=True) for i in fused or ()],
                     "results": [r.to_dict() for r in results.results],

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from unifind.cli._out import console, friendly_errors, print_json, print_result
+from unifind.cli._out import cited, console, friendly_errors, print_json, print_result
 from unifind.config import load_settings
 from unifind.types import Overall, SearchRequest
 from unifind.web.leg import DEFAULT_MAX_CHARS, WebLeg
@@ -110,7 +110,7 @@ def search(
             timeout_s=timeout,
         )
         leg = _leg(config)
-        result = _run(leg, lambda w: w.search(req, fallback=fallback))
+        result = cited(_run(leg, lambda w: w.search(req, fallback=fallback)))
     if as_json:
         print_json(result.to_dict())
     elif llm:
