@@ -57,6 +57,15 @@ class Settings(BaseModel):
     """Save a search record for every request that carries a ``request_id``."""
     records_url: str | None = None
     """SQLAlchemy URL of the records database (default: ``records.sqlite`` under home)."""
+    redis_url: str | None = None
+    """Redis for state that several workers share (``UNIFIND_REDIS_URL``, e.g.
+    ``redis://127.0.0.1:6379/0``): citation numbers per request_id, the web cache and
+    provider suspensions after HTTP 429. Unset: each process keeps its own. Redis down
+    never fails a search: the process falls back to its own state and logs a warning."""
+    redis_prefix: str = "unifind:"
+    """Namespace of every key unifind writes in Redis (one per deployment sharing a server)."""
+    citation_ttl_s: float = Field(default=86_400.0, gt=0)
+    """How long a request's citation numbers stay in Redis after its last search (24 h)."""
     principal: Principal | None = None
     """Who the local user is (``{tenant, user, roles}``): the CLI, the stdio MCP server and
     Searcher calls given no principal act as it. Unset: no principal, so only shared
@@ -89,6 +98,8 @@ def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) 
         data["home"] = home
     if emb := os.environ.get("UNIFIND_EMBEDDER"):
         data.setdefault("kb", {})["embedder"] = emb
+    if redis_url := os.environ.get("UNIFIND_REDIS_URL"):
+        data["redis_url"] = redis_url
     data.update(overrides)
     try:
         settings = Settings.model_validate(data)

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
+from unifind._redis import citation_ids_for
 from unifind.cite import CitationCheck, CitationContext, References, build_references
 from unifind.cite import check_citations as _check
 from unifind.config import Settings, load_settings
@@ -429,7 +430,9 @@ class Searcher:
         """The citation context of a request: ids continue across every call for it."""
         ctx = self._contexts.get(request_id)
         if ctx is None:
-            ctx = self._contexts[request_id] = CitationContext(request_id)
+            # Redis when settings.redis_url is set, so every worker continues one numbering.
+            store = citation_ids_for(self.settings)
+            ctx = self._contexts[request_id] = CitationContext(request_id, store=store)
             while len(self._contexts) > 1024:  # bounded: old turns are in the records
                 self._contexts.popitem(last=False)
         return ctx

@@ -1,5 +1,9 @@
 """Optional TTL cache of provider answers in an embedded SQLite file, so an agent repeating a
-query doesn't pay twice. Only ``ok`` answers are stored; a hit is reported as such."""
+query doesn't pay twice. Only ``ok`` answers are stored; a hit is reported as such.
+
+With ``redis_url`` set the answers live in Redis instead (:class:`RedisWebCache`), so every
+worker of ``unifind serve --workers N`` sees them; the SQLite file answers while Redis is down.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
+from unifind._redis import RedisLink, Unavailable
 from unifind.web.model import WebHit, WebQuery
 
 _SCHEMA = """
@@ -81,3 +86,44 @@ class WebCache:
 
     async def put(self, provider: str, query: WebQuery, hits: list[WebHit]) -> None:
         await asyncio.to_thread(self._put, cache_key(provider, query), provider, hits)
+
+
+class RedisWebCache(WebCache):
+    """The same cache in Redis, one key per answer expiring with the TTL; shared by workers."""
+
+    def __init__(
+        self, path: str | Path, ttl_s: float, link: RedisLink, clock: object = time.time
+    ) -> None:
+        super().__init__(path, ttl_s, clock)
+        self.link = link
+
+    async def get(self, provider: str, query: WebQuery) -> tuple[list[WebHit], float] | None:
+        key = self.link.key("web", cache_key(provider, query))
+        try:
+            raw = await self.link.acall(lambda r: r.get(key))
+        except Unavailable:
+            return await super().get(provider, query)
+        if raw is None:
+            return None
+        created, hits = json.loads(raw)
+        # Redis expires the key; the age check also covers clocks of other workers.
+        age = max(0.0, self._now() - float(created))
+        if age > self.ttl_s:
+            return None
+        return [WebHit(**h) for h in hits], age
+
+    async def put(self, provider: str, query: WebQuery, hits: list[WebHit]) -> None:
+        key = self.link.key("web", cache_key(provider, query))
+        payload = json.dumps([self._now(), [asdict(h) for h in hits]], ensure_ascii=False)
+        ms = max(1, round(self.ttl_s * 1000))
+        try:
+            await self.link.acall(lambda r: r.set(key, payload, px=ms))
+        except Unavailable:
+            await super().put(provider, query, hits)
+
+
+def open_cache(path: str | Path, ttl_s: float, link: RedisLink | None = None) -> WebCache | None:
+    """The web cache for these settings: None when ``ttl_s`` is 0, Redis when linked."""
+    if ttl_s <= 0:
+        return None
+    return WebCache(path, ttl_s) if link is None else RedisWebCache(path, ttl_s, link)

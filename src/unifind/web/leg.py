@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from unifind._http import Http, HttpPolicy
+from unifind._redis import RedisLink, link_for
 from unifind.config import Settings
 from unifind.errors import InputError, UnknownName
 from unifind.types import Item, LegReport, Match, Reason, SearchRequest, SearchResult, Status
 from unifind.web.base import Fetcher, SearchProvider
-from unifind.web.cache import WebCache
+from unifind.web.cache import open_cache
 from unifind.web.model import FetchResult, Page, WebHit, WebQuery
 from unifind.web.resolve import Choice, Resolver
 from unifind.web.runner import Suspensions, run_fetch, run_search
@@ -38,21 +39,24 @@ class WebLeg:
         home: Path | None = None,
         http: Http | None = None,
         env: Mapping[str, str] | None = None,
+        redis: RedisLink | None = None,
     ) -> None:
         self.config: dict[str, Any] = dict(config or {})
         env = os.environ if env is None else env
         self.http = http or Http(HttpPolicy(retries=int(self.config.get("retries", 2))))
         self.searchers = Resolver("search", self.config, env)
         self.fetchers = Resolver("fetch", self.config, env)
-        self.suspensions = Suspensions()
+        # With redis (settings.redis_url) the cache and suspensions are shared by workers.
+        self.suspensions = Suspensions(shared=redis)
         self.fallback = bool(self.config.get("fallback", False))
         self.timeout_s = float(self.config.get("timeout_s", DEFAULT_TIMEOUT_S))
         ttl = float(self.config.get("cache_ttl_s") or 0)
         home = home or Path("~/.unifind").expanduser()
-        self.cache = WebCache(home / "web-cache.sqlite", ttl) if ttl > 0 else None
+        self.cache = open_cache(home / "web-cache.sqlite", ttl, redis)
 
     @classmethod
     def from_settings(cls, settings: Settings, **kw: Any) -> WebLeg:
+        kw.setdefault("redis", link_for(settings))
         return cls(settings.web, home=settings.home, **kw)
 
     async def aclose(self) -> None:

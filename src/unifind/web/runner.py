@@ -7,11 +7,13 @@ cancellation propagates (a race/any loser must stop at once).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from unifind._http import Http, HttpError
+from unifind._redis import RedisLink, Unavailable
 from unifind.errors import SourceError
 from unifind.types import LegReport, Reason, Status
 from unifind.web.base import Fetcher, SearchProvider
@@ -23,10 +25,16 @@ DEFAULT_SUSPENSION_S = 60.0
 
 @dataclass
 class Suspensions:
-    """Providers that answered 429, and until when (monotonic) they must not be called."""
+    """Providers that answered 429, and until when (monotonic) they must not be called.
+
+    With ``shared`` (``redis_url`` set) a suspension is also a Redis key whose TTL is its
+    length, so a 429 seen by one worker rests the provider in every worker. The local
+    record is kept too: while Redis is down the process still honours what it saw.
+    """
 
     until: dict[str, float] = field(default_factory=dict)
     clock: Any = time.monotonic
+    shared: RedisLink | None = None
 
     def suspend(self, name: str, seconds: float) -> None:
         self.until[name] = max(self.until.get(name, 0.0), self.clock() + seconds)
@@ -38,12 +46,27 @@ class Suspensions:
             return 0.0
         return left
 
+    async def asuspend(self, name: str, seconds: float) -> None:
+        """:meth:`suspend` here and, when shared, in every worker."""
+        self.suspend(name, seconds)
+        if self.shared is not None:
+            with contextlib.suppress(Unavailable):
+                await self.shared.hold(f"suspend:{name}", seconds)
+
+    async def aremaining(self, name: str) -> float:
+        """Seconds left of the longest suspension seen here or (when shared) by any worker."""
+        left = self.remaining(name)
+        if self.shared is not None:
+            with contextlib.suppress(Unavailable):
+                left = max(left, await self.shared.held(f"suspend:{name}"))
+        return left
+
 
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 3)
 
 
-def _precheck(
+async def _precheck(
     plug: SearchProvider | Fetcher, config: PlugConfig, suspensions: Suspensions
 ) -> SourceError | None:
     name = plug.name
@@ -56,7 +79,7 @@ def _precheck(
         return SourceError(
             Reason.NOT_CONFIGURED, f"{name}: no base URL; set {env} or web.{name}.base_url"
         )
-    left = suspensions.remaining(name)
+    left = await suspensions.aremaining(name)
     if left:
         return SourceError(
             Reason.RATE_LIMITED,
@@ -65,16 +88,15 @@ def _precheck(
     return None
 
 
-def _failure(
+async def _failure(
     plug: SearchProvider | Fetcher, exc: BaseException, suspensions: Suspensions
 ) -> SourceError:
     """Any exception from a plug as a SourceError whose text names the plug."""
     name = plug.name
     if isinstance(exc, HttpError):
         if exc.status == 429:
-            suspensions.suspend(
-                name, exc.retry_after if exc.retry_after is not None else DEFAULT_SUSPENSION_S
-            )
+            seconds = exc.retry_after if exc.retry_after is not None else DEFAULT_SUSPENSION_S
+            await suspensions.asuspend(name, seconds)
         hint = plug.status_hints.get(exc.status or 0)
         text = f"{name}: {exc}" + (f" — {hint}" if hint else "")
         return SourceError(exc.reason, text)
@@ -121,7 +143,7 @@ async def run_search(
 ) -> tuple[list[WebHit], LegReport]:
     """Ask one provider; hits and an ok report, or no hits and a degraded one."""
     t0 = time.perf_counter()
-    error = _precheck(provider, config, suspensions)
+    error = await _precheck(provider, config, suspensions)
     if error is not None:
         return [], _report(provider.name, t0, error=error, note=note)
     try:
@@ -129,7 +151,9 @@ async def run_search(
             reply = await http.send(provider.build_request(query, config))
             found = provider.parse_response(reply, query)
     except Exception as exc:
-        return [], _report(provider.name, t0, error=_failure(provider, exc, suspensions), note=note)
+        return [], _report(
+            provider.name, t0, error=await _failure(provider, exc, suspensions), note=note
+        )
     return found, _report(provider.name, t0, hits=len(found), note=note)
 
 
@@ -145,14 +169,16 @@ async def run_fetch(
 ) -> tuple[Page | None, LegReport]:
     """Fetch with one fetcher; a page and an ok report, or None and a degraded one."""
     t0 = time.perf_counter()
-    error = _precheck(fetcher, config, suspensions)
+    error = await _precheck(fetcher, config, suspensions)
     if error is not None:
         return None, _report(fetcher.name, t0, error=error, note=note)
     try:
         async with asyncio.timeout(timeout_s):
             page = await fetcher.fetch(url, http=http, config=config)
     except Exception as exc:
-        return None, _report(fetcher.name, t0, error=_failure(fetcher, exc, suspensions), note=note)
+        return None, _report(
+            fetcher.name, t0, error=await _failure(fetcher, exc, suspensions), note=note
+        )
     if not page.text.strip():
         err = SourceError(Reason.BAD_RESPONSE, f"{fetcher.name}: no readable text at {url}")
         return None, _report(fetcher.name, t0, error=err, note=note)
