@@ -54,7 +54,9 @@ async def test_caller_request_id_continues_and_keeps_ids_of_known_items() -> Non
     assert got["https://x1.example/"] == before["https://x1.example/"]
     assert got["https://n1.example/"] == "ref_006"  # continues, never restarts
     record = s.get_searches("turn")[1]
-    assert sorted(r.citation_id for r in record.references) == sorted(ids(second.items))
+    assert sorted(str(r.citation_id) for r in record.references) == sorted(
+        map(str, ids(second.items))
+    )
 
 
 async def test_single_search_is_cited_and_can_join_a_request() -> None:
