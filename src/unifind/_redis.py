@@ -139,14 +139,15 @@ class RedisLink:
         held = self._async.get(id(loop))
         if held is not None and held[0] is loop:
             return held[1]
-        for key, (old, _, _) in list(self._async.items()):
-            if old.is_closed():  # its holder already closed the client
-                del self._async[key]
         aioredis = require("redis.asyncio", "redis")
         client = aioredis.Redis.from_url(self.url, **self._options(True))
         holder = _holder(client)
-        await anext(holder)
-        self._async[id(loop)] = (loop, client, holder)
+        await anext(holder)  # no I/O before its yield: nothing else runs on this loop here
+        with self._lock:  # loops of other threads (sync facades) share the dict
+            for key, (old, _, _) in list(self._async.items()):
+                if old.is_closed():  # its holder already closed the client
+                    self._async.pop(key, None)
+            self._async[id(loop)] = (loop, client, holder)
         return client
 
     def _check(self) -> None:
@@ -210,7 +211,8 @@ class RedisLink:
 
     async def aclose(self) -> None:
         """Close the current loop's async client (others close with their loops)."""
-        held = self._async.pop(id(asyncio.get_running_loop()), None)
+        with self._lock:
+            held = self._async.pop(id(asyncio.get_running_loop()), None)
         if held is not None:
             await held[2].aclose()
 

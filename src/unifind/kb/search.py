@@ -27,6 +27,7 @@ from unifind.types import (
 )
 
 if TYPE_CHECKING:
+    from unifind.kb.acl import Caller
     from unifind.kb.service import KnowledgeBase
 
 Key = tuple[str, str]  # (collection, chunk_id)
@@ -127,20 +128,23 @@ def fuse(runs: Sequence[_Run], *, method: str, k: int) -> list[tuple[Key, float]
     return rrf({r.name: [(r.collection, h.chunk_id) for h in r.hits] for r in live}, k=k)
 
 
-async def search_collections(kb: KnowledgeBase, req: SearchRequest) -> SearchResult:
-    """Run a KB request. Bad input raises; failing stages become reports.
+async def search_collections(
+    kb: KnowledgeBase, req: SearchRequest, *, principal: Caller = None
+) -> SearchResult:
+    """Run a KB request over the collections ``principal`` may see. Bad input raises
+    (a named collection it can't see is unknown); failing stages become reports.
 
     Everything blocking (model load, query embedding, the stages, chunk fetch) runs in
     one worker-thread hop: each extra hop cost ~0.15 ms, a tenth of a 200k-chunk query.
     """
     t0 = time.perf_counter()
     query, notes = clip_query(req.query)
-    names = list(req.collections or [c.name for c in kb.store.list_collections()])
-    if not names:
-        hint = "no collections yet: create one with `unifind kb create NAME`"
+    infos = kb.infos(req.collections, principal) if req.collections else kb.visible(principal)
+    if not infos:
+        hint = "no collections to search: create one with `unifind kb create NAME`"
         report = _report("*", "lexical", Status.DISABLED, reason=Reason.NOT_CONFIGURED, note=hint)
         return SearchResult(type="kb", query=query, reports=(report,), notes=(hint, *notes))
-    reports, runs, fused, items = await asyncio.to_thread(_retrieve, kb, req, query, names)
+    reports, runs, fused, items = await asyncio.to_thread(_retrieve, kb, req, query, infos)
     if items is None:  # rerank: the reranker runs on its own, then the page is built
         fused, rr_report = await _rerank(kb, req, query, fused)
         reports.append(rr_report)
@@ -159,10 +163,9 @@ async def search_collections(kb: KnowledgeBase, req: SearchRequest) -> SearchRes
 
 
 def _retrieve(
-    kb: KnowledgeBase, req: SearchRequest, query: str, names: list[str]
+    kb: KnowledgeBase, req: SearchRequest, query: str, infos: list[CollectionInfo]
 ) -> tuple[list[LegReport], list[_Run], list[tuple[Key, float]], list[Item] | None]:
     """Plan, embed, run the stages and fuse; also build the page unless rerank follows."""
-    infos = [kb.store.get_collection(n) for n in dict.fromkeys(names)]
     cfg = kb.settings.kb
     depth = max(cfg.candidates, req.offset + req.limit)
     reports: list[LegReport] = []
