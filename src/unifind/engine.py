@@ -45,7 +45,7 @@ Mode = Literal["all", "any", "race"]
 
 
 class LegRunner(Protocol):
-    """What the engine needs from a leg (the db leg also takes ``principal=``)."""
+    """What the engine needs from a leg (the kb and db legs also take ``principal=``)."""
 
     async def search(self, req: SearchRequest) -> SearchResult: ...
 
@@ -164,6 +164,10 @@ class Searcher:
         return req.timeout_s or float(configured.get(req.type, DEFAULT_TIMEOUTS[req.type]))
 
     # -- one request ------------------------------------------------------------------
+    def _who(self, principal: Principal | None) -> Principal | None:
+        """The caller's principal, else the configured local one (``settings.principal``)."""
+        return principal if principal is not None else self.settings.principal
+
 
     async def search(
         self,
@@ -187,7 +191,9 @@ class Searcher:
         if runner is None:
             text = f"the {req.type} leg is not available in this build"
             return _only_report(req, Status.DISABLED, Reason.NOT_CONFIGURED, text)
-        call = runner.search(req, principal=principal) if req.type == "db" else runner.search(req)
+        # The kb and db legs scope what they search by who asks (DESIGN §10).
+        who = self._who(principal)
+        call = runner.search(req, principal=who) if req.type in ("kb", "db") else runner.search(req)
         timeout = self._timeout(req)
         try:
             result: SearchResult = await asyncio.wait_for(call, timeout)
@@ -293,7 +299,7 @@ class Searcher:
             results,
             chat_id=chat_id,
             refs=refs,
-            principal=principal,
+            principal=self._who(principal),
             config=config,
             source=reqs[0].source if reqs else "hook",
         )
@@ -304,19 +310,20 @@ class Searcher:
     ) -> list[SearchRecord]:
         """The records of a request, oldest first (empty when records are off)."""
         store = self.records
-        return store.get_searches(request_id, principal=principal) if store else []
+        return store.get_searches(request_id, principal=self._who(principal)) if store else []
 
     def get_reference(
         self, request_id: str, index: int, *, principal: Principal | None = None
     ) -> dict[str, Any] | None:
         """The reference with 1-based global ``index`` within a request, as recorded."""
         store = self.records
-        return store.get_reference(request_id, index, principal=principal) if store else None
+        who = self._who(principal)
+        return store.get_reference(request_id, index, principal=who) if store else None
 
     def delete_searches(self, chat_id: str, *, principal: Principal | None = None) -> int:
         """Soft-delete every record of a chat; returns how many."""
         store = self.records
-        return store.delete_searches(chat_id, principal=principal) if store else 0
+        return store.delete_searches(chat_id, principal=self._who(principal)) if store else 0
 
     async def _traced(
         self, req: SearchRequest, principal: Principal | None, trace: Trace | None

@@ -1,4 +1,9 @@
-"""`unifind kb ...`: collections, ingest, documents on the configured store."""
+"""`unifind kb ...`: collections, ingest, documents on the configured store.
+
+These commands act as the configured ``principal`` when there is one; without one they
+act as the local operator of the store, who sees and changes every tenant's collections
+(creating them for tenants is how a server's collections get provisioned).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ from rich.table import Table
 
 from unifind import KnowledgeBase, load_settings
 from unifind.cli._out import console, err_console, friendly_errors, print_json
+from unifind.kb.acl import OPERATOR, Caller, acl_of
+from unifind.kb.base import CollectionInfo
 from unifind.kb.ingest import FileOutcome, IngestReport, expand_paths
 
 kb_app = typer.Typer(
@@ -32,6 +39,11 @@ def _open() -> KnowledgeBase:
 
 
 @kb_app.command("create")
+def _caller(kb: KnowledgeBase) -> Caller:
+    configured = kb.settings.principal
+    return configured if configured is not None else OPERATOR
+
+
 def create(
     name: Name,
     embedder: Annotated[
@@ -43,6 +55,15 @@ def create(
     description: Annotated[str, typer.Option(help="What the collection holds.")] = "",
     exist_ok: Annotated[bool, typer.Option("--exist-ok", help="No error if it exists.")] = False,
 ) -> None:
+    tenant: Annotated[
+        str | None, typer.Option(help="Owner tenant: only its API keys see it (default: shared).")
+    ] = None,
+    role: Annotated[
+        list[str] | None, typer.Option("--role", help="Only these roles of the tenant see it.")
+    ] = None,
+    user: Annotated[
+        list[str] | None, typer.Option("--user", help="Only these users of the tenant see it.")
+    ] = None,
     """Create a collection in the store (the embedded SQLite file by default)."""
     with friendly_errors(), _open() as kb:
         info = kb.create(
@@ -51,9 +72,14 @@ def create(
             description=description,
             exist_ok=exist_ok,
         )
+            tenant=tenant,
+            roles=role or (),
+            users=user or (),
+            principal=_caller(kb),
         console.print(
             f"created collection [bold]{escape(info.name)}[/bold] "
-            f"(embedder: {info.embedder or 'none'}, analyzer: {info.analyzer})"
+            f"(embedder: {info.embedder or 'none'}, analyzer: {info.analyzer}, "
+            f"owner: {escape(_owner(info))})"
         )
 
 
@@ -67,7 +93,7 @@ def ingest(
 ) -> None:
     """Ingest files; a bad file is reported by name and the rest are ingested."""
     with friendly_errors(), _open() as kb:
-        kb.collection(name)  # unknown collection → error listing the existing ones
+        kb.collection(name, principal=_caller(kb))  # unknown → error listing the existing ones
         files, _missing = expand_paths(paths)
         with Progress(
             TextColumn("[bold]ingest[/bold]"),
@@ -84,7 +110,7 @@ def ingest(
             def tick(outcome: FileOutcome) -> None:
                 bar.update(task, advance=1, description=escape(Path(outcome.path).name))
 
-            report = kb.ingest(name, paths, progress=tick)
+            report = kb.ingest(name, paths, progress=tick, principal=_caller(kb))
     if as_json:
         print_json({"outcomes": [asdict(o) for o in report.outcomes], **_counts(report)})
     else:
@@ -95,6 +121,14 @@ def ingest(
 
 def _counts(report: IngestReport) -> dict[str, int]:
     return {k: getattr(report, k) for k in ("added", "replaced", "unchanged", "failed")}
+
+def _owner(info: CollectionInfo) -> str:
+    """``shared``, or the owner tenant with the roles and users allowed in it."""
+    acl = acl_of(info)
+    limits = [f"roles {', '.join(acl.roles)}"] * bool(acl.roles)
+    limits += [f"users {', '.join(acl.users)}"] * bool(acl.users)
+    return f"{acl.owner} ({'; '.join(limits)})" if limits else acl.owner
+
 
 
 def _print_report(report: IngestReport) -> None:
@@ -109,16 +143,18 @@ def _print_report(report: IngestReport) -> None:
 
 @kb_app.command("list")
 def list_(as_json: JsonOpt = False) -> None:
-    """List collections with their embedder and sizes."""
+    """List collections with their owner, embedder and sizes."""
     with friendly_errors(), _open() as kb:
-        infos = kb.collections()
+        infos = kb.collections(principal=_caller(kb))
     if as_json:
-        print_json([asdict(i) for i in infos])
+        print_json([{**asdict(i), "owner": acl_of(i).owner} for i in infos])
         return
     if not infos:
         console.print("no collections yet: [bold]unifind kb create NAME[/bold]")
         return
-    table = Table("name", "documents", "chunks", "embedder", "analyzer", "description", box=None)
+    table = Table(
+        "name", "owner", "documents", "chunks", "embedder", "analyzer", "description", box=None
+    )
     for i in infos:
         table.add_row(
             escape(i.name),
@@ -134,13 +170,14 @@ def list_(as_json: JsonOpt = False) -> None:
 @kb_app.command("docs")
 def docs(
     name: Name,
+            escape(_owner(i)),
     limit: Annotated[int, typer.Option(min=1, help="How many documents.")] = 100,
     offset: Annotated[int, typer.Option(min=0, help="Skip this many.")] = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """List a collection's documents."""
     with friendly_errors(), _open() as kb:
-        found = kb.documents(name, limit=limit, offset=offset)
+        found = kb.documents(name, limit=limit, offset=offset, principal=_caller(kb))
     if as_json:
         print_json([asdict(d) for d in found])
         return
@@ -158,7 +195,7 @@ def rm(
 ) -> None:
     """Remove one document from a collection (from every index)."""
     with friendly_errors(), _open() as kb:
-        if not kb.remove(name, document_id):
+        if not kb.remove(name, document_id, principal=_caller(kb)):
             err_console.print(
                 f"[red]error:[/red] no document {document_id!r} in {name!r} "
                 f"(see: unifind kb docs {name})"
@@ -174,8 +211,9 @@ def delete(
 ) -> None:
     """Delete a collection and all its documents."""
     with friendly_errors(), _open() as kb:
-        info = kb.collection(name)
+        who = _caller(kb)
+        info = kb.collection(name, principal=who)
         if not yes:
             typer.confirm(f"delete {name!r} and its {info.documents} documents?", abort=True)
-        kb.delete(name)
+        kb.delete(name, principal=who)
     console.print(f"deleted collection {escape(name)}")

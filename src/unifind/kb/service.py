@@ -1,24 +1,48 @@
-"""KnowledgeBase: collections, ingest and search over one store — the KB leg's front door."""
+"""KnowledgeBase: collections, ingest and search over one store — the KB leg's front door.
+
+Access (DESIGN §10). Every method takes ``principal=``: the authenticated caller (an API
+key's principal, or the configured local one), :data:`~unifind.kb.acl.OPERATOR` (the local
+operator, who sees everything), or None (nobody authenticated). A collection's ACL lives
+in its metadata under ``"acl"`` (``{"tenant", "roles", "users"}``), so every store keeps it.
+
+* A collection with no owner tenant is **shared**: every caller sees it. Only callers
+  without a tenant (None, a principal with no tenant, the operator) may change it or its
+  documents; for a tenant's caller it is read-only (:class:`~unifind.errors.Forbidden`).
+* A **tenant-owned** collection is visible only to a principal of that tenant and, when
+  roles or users are set, only to one holding one of the roles or being one of the
+  users. No principal sees none of them (fail closed). Whoever sees it may change it.
+* An invisible collection behaves exactly like a nonexistent one: ``UnknownName`` listing
+  only what this caller sees, never another tenant's names, in every method and search.
+* ``create``: a tenant's principal creates collections of its own tenant (the default
+  when ``tenant`` is not given); a caller without a tenant creates shared ones; the
+  operator creates any. Names are one namespace per store, so a name taken by a
+  collection the caller can't see is refused as "not available" (that reveals only that
+  the name is taken: not its owner, not its contents).
+* Searching names no collections → the visible ones are searched.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from unifind.analysis import get_analyzer
 from unifind.config import Settings, load_settings
 from unifind.embed.base import Embedder, Reranker, resolve_embedder, resolve_reranker
-from unifind.errors import EmbedderMismatch
+from unifind.errors import EmbedderMismatch, Forbidden, InputError, UnknownName
+from unifind.kb.acl import ACL_KEY, OPERATOR, Caller, acl_of, can_change, can_see, make_acl
+from unifind.kb.acl import tenant_of as _tenant_of
 from unifind.kb.base import CollectionInfo, DocumentInfo, KBStore
 from unifind.kb.ingest import FileOutcome, IngestReport, ingest_files, ingest_text
 from unifind.kb.search import search_collections
 from unifind.registry import registry
 from unifind.types import SearchRequest, SearchResult
 
-__all__ = ["FileOutcome", "IngestReport", "KnowledgeBase"]
+__all__ = ["OPERATOR", "FileOutcome", "IngestReport", "KnowledgeBase"]
 
 EmbedderFactory = Callable[[str], Embedder]
 
@@ -94,6 +118,50 @@ class KnowledgeBase:
             )
         return emb
 
+    # -- access ------------------------------------------------------------------------
+
+    def visible(self, principal: Caller = None) -> list[CollectionInfo]:
+        """The collections ``principal`` can see, by name."""
+        return [c for c in self.store.list_collections() if can_see(acl_of(c), principal)]
+
+    def _unknown(self, name: str, principal: Caller) -> UnknownName:
+        return UnknownName("collection", name, [c.name for c in self.visible(principal)])
+
+    @contextmanager
+    def _scoped(self, principal: Caller) -> Iterator[None]:
+        """A store's UnknownName lists every collection: list only the visible ones."""
+        try:
+            yield
+        except UnknownName as exc:
+            if exc.kind != "collection":
+                raise
+            raise self._unknown(exc.name, principal) from None
+
+    def _info(self, name: str, principal: Caller, *, change: bool = False) -> CollectionInfo:
+        """The collection if ``principal`` may see (and, with ``change``, change) it."""
+        with self._scoped(principal):
+            info = self.store.get_collection(name)
+        acl = acl_of(info)
+        if not can_see(acl, principal):
+            raise self._unknown(name, principal)
+        if change and not can_change(acl, principal):
+            raise Forbidden(
+                f"collection {name!r} is shared: read-only for tenant "
+                f"{_tenant_of(principal)!r}; create one of your own to write to"
+            )
+        return info
+
+    def infos(self, names: Iterable[str], principal: Caller = None) -> list[CollectionInfo]:
+        """The named collections (deduplicated), each visible to ``principal``."""
+        by_name = {c.name: c for c in self.store.list_collections()}
+        out = []
+        for name in dict.fromkeys(names):
+            info = by_name.get(name)
+            if info is None or not can_see(acl_of(info), principal):
+                raise self._unknown(name, principal)
+            out.append(info)
+        return out
+
     # -- collections -------------------------------------------------------------------
 
     def create(
@@ -105,36 +173,79 @@ class KnowledgeBase:
         analyzer: str = "auto",
         exist_ok: bool = False,
         metadata: Mapping[str, Any] | None = None,
+        tenant: str | None = None,
+        roles: Iterable[str] = (),
+        users: Iterable[str] = (),
+        principal: Caller = None,
     ) -> CollectionInfo:
-        """Create a collection. ``embedder=None`` makes it lexical-only."""
+        """Create a collection. ``embedder=None`` makes it lexical-only.
+
+        ``tenant`` owns it (default: the principal's tenant; shared without one);
+        ``roles``/``users`` further restrict it within the tenant.
+        """
+        if metadata and ACL_KEY in metadata:
+            raise InputError(f"metadata key {ACL_KEY!r} is reserved: pass tenant, roles, users")
+        acl = make_acl(tenant if tenant is not None else _tenant_of(principal), roles, users)
+        if principal is not OPERATOR and acl.tenant != _tenant_of(principal):
+            who = _tenant_of(principal)
+            raise Forbidden(
+                f"a caller of tenant {who!r} can't create a collection owned by {acl.owner!r}"
+                if who
+                else f"creating a collection owned by tenant {acl.tenant!r} needs a principal "
+                "of that tenant (or the local operator: `unifind kb create --tenant`)"
+            )
+        self._refuse_taken(name, principal, exist_ok)
         spec = self.settings.kb.embedder if embedder == "default" else embedder
         emb = self.embedder(spec) if spec else None
         get_analyzer(analyzer)  # fail on an unknown analyser before writing anything
-        return self.store.create_collection(
+        meta = {**(metadata or {}), ACL_KEY: acl.to_json()} if acl.tenant else metadata
+        info = self.store.create_collection(
             name,
             embedder=emb.spec if emb else None,
             dim=emb.dim if emb else None,
             analyzer=analyzer,
             description=description,
-            metadata=metadata,
+            metadata=meta,
             exist_ok=exist_ok,
         )
+        if not can_see(acl_of(info), principal):  # another caller created it meanwhile
+            raise InputError(f"collection name {name!r} is not available; choose another")
+        return info
 
-    def collections(self) -> list[CollectionInfo]:
-        return self.store.list_collections()
+    def _refuse_taken(self, name: str, principal: Caller, exist_ok: bool) -> None:
+        try:
+            existing = self.store.get_collection(name)
+        except UnknownName:
+            return
+        if not can_see(acl_of(existing), principal):
+            raise InputError(f"collection name {name!r} is not available; choose another")
+        if not exist_ok:
+            raise InputError(f"collection {name!r} already exists (pass exist_ok=True)")
 
-    def collection(self, name: str) -> CollectionInfo:
-        return self.store.get_collection(name)
+    def collections(self, *, principal: Caller = None) -> list[CollectionInfo]:
+        """The collections ``principal`` can see."""
+        return self.visible(principal)
 
-    def delete(self, name: str) -> None:
-        self.store.delete_collection(name)
+    def collection(self, name: str, *, principal: Caller = None) -> CollectionInfo:
+        return self._info(name, principal)
 
-    def documents(self, name: str, *, limit: int = 100, offset: int = 0) -> list[DocumentInfo]:
-        return self.store.list_documents(name, limit=limit, offset=offset)
+    def delete(self, name: str, *, principal: Caller = None) -> None:
+        self._info(name, principal, change=True)
+        with self._scoped(principal):
+            self.store.delete_collection(name)
 
-    def remove(self, name: str, document_id: str) -> bool:
+    def documents(
+        self, name: str, *, limit: int = 100, offset: int = 0, principal: Caller = None
+    ) -> list[DocumentInfo]:
+        self._info(name, principal)
+        with self._scoped(principal):
+            return self.store.list_documents(name, limit=limit, offset=offset)
+
+    def remove(self, name: str, document_id: str, *, principal: Caller = None) -> bool:
         """Delete one document; False when it wasn't there."""
-        return self.store.delete_document(name, document_id)
+        self._info(name, principal, change=True)
+        with self._scoped(principal):
+            return self.store.delete_document(name, document_id)
 
     # -- ingest ------------------------------------------------------------------------
 
@@ -145,20 +256,29 @@ class KnowledgeBase:
         *,
         metadata: Mapping[str, Any] | None = None,
         progress: Callable[[FileOutcome], None] | None = None,
+        document_id: Callable[[Path], str] | None = None,
+        principal: Caller = None,
     ) -> IngestReport:
-        """Ingest files and folders; bad files are reported, the rest ingested."""
-        info = self.store.get_collection(name)
-        return ingest_files(
-            self.store,
-            name,
-            list(paths),
-            analyzer=get_analyzer(info.analyzer),
-            embedder=self.collection_embedder(info),
-            max_chars=self.settings.kb.chunk_chars,
-            overlap=self.settings.kb.chunk_overlap,
-            metadata=metadata,
-            progress=progress,
-        )
+        """Ingest files and folders; bad files are reported, the rest ingested.
+
+        A document's id is its absolute path unless ``document_id`` maps a path to one
+        (uploads: the client's file name, not a temporary path).
+        """
+        info = self._info(name, principal, change=True)
+        with self._scoped(principal):
+            return ingest_files(
+                self.store,
+                name,
+                list(paths),
+                analyzer=get_analyzer(info.analyzer),
+                embedder=self.collection_embedder(info),
+                max_chars=self.settings.kb.chunk_chars,
+                overlap=self.settings.kb.chunk_overlap,
+                metadata=metadata,
+                progress=progress,
+                document_id=document_id,
+                max_file_bytes=self.settings.kb.max_file_bytes,
+            )
 
     def ingest_text(
         self,
@@ -168,28 +288,30 @@ class KnowledgeBase:
         document_id: str,
         title: str = "",
         metadata: Mapping[str, Any] | None = None,
+        principal: Caller = None,
     ) -> FileOutcome:
         """Ingest raw text as one document."""
-        info = self.store.get_collection(name)
-        return ingest_text(
-            self.store,
-            name,
-            text,
-            document_id=document_id,
-            title=title,
-            analyzer=get_analyzer(info.analyzer),
-            embedder=self.collection_embedder(info),
-            max_chars=self.settings.kb.chunk_chars,
-            overlap=self.settings.kb.chunk_overlap,
-            metadata=metadata,
-        )
+        info = self._info(name, principal, change=True)
+        with self._scoped(principal):
+            return ingest_text(
+                self.store,
+                name,
+                text,
+                document_id=document_id,
+                title=title,
+                analyzer=get_analyzer(info.analyzer),
+                embedder=self.collection_embedder(info),
+                max_chars=self.settings.kb.chunk_chars,
+                overlap=self.settings.kb.chunk_overlap,
+                metadata=metadata,
+            )
 
     # -- search ------------------------------------------------------------------------
 
-    async def search(self, req: SearchRequest) -> SearchResult:
-        """Hybrid search over the request's collections (all when none are named)."""
-        return await search_collections(self, req)
+    async def search(self, req: SearchRequest, *, principal: Caller = None) -> SearchResult:
+        """Hybrid search over the request's collections (the visible ones when none are named)."""
+        return await search_collections(self, req, principal=principal)
 
-    def search_sync(self, req: SearchRequest) -> SearchResult:
+    def search_sync(self, req: SearchRequest, *, principal: Caller = None) -> SearchResult:
         """Blocking form of :meth:`search` (for scripts; not inside a running event loop)."""
-        return asyncio.run(self.search(req))
+        return asyncio.run(self.search(req, principal=principal))

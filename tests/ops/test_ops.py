@@ -1,0 +1,159 @@
+"""The operation layer: one definition of each operation, the contract every surface maps."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from unifind import Searcher
+from unifind.errors import InputError, UnknownName
+from unifind.ops import (
+    OPERATIONS,
+    CollectionIn,
+    FetchInput,
+    Operations,
+    SearchInput,
+    TextDocumentIn,
+    build_requests,
+)
+from unifind.types import Principal
+
+ACME = Principal(tenant="acme", user="ana", roles=("support",))
+GLOBEX = Principal(tenant="globex", user="gus")
+
+
+@pytest.fixture
+def ops(unifind_home: Path) -> Iterator[Operations]:
+    searcher = Searcher()
+    kb = searcher.kb
+    kb.create("docs", embedder="hash:64")
+    kb.ingest_text("docs", "Refunds are paid within 30 days.", document_id="refunds", title="Refunds")
+    kb.ingest_text("docs", "Shipping takes five days.", document_id="shipping", title="Shipping")
+    yield Operations(searcher)
+    searcher.close()
+
+
+async def test_search_items_all_carry_unique_citation_ids(ops: Operations) -> None:
+    out = await ops.search(SearchInput(query="refunds shipping"))
+    ids = [i.citation_id for i in out.items]
+    assert ids and all(ids) and len(set(ids)) == len(ids)
+    assert out.request_id.startswith("req_")
+    assert {(r.stage, r.status.value) for r in out.reports} == {("lexical", "ok"), ("vector", "ok")}
+
+
+async def test_ids_continue_across_searches_of_one_request(ops: Operations) -> None:
+    first = await ops.search(SearchInput(query="refunds", request_id="turn-1"))
+    second = await ops.search(SearchInput(query="shipping", request_id="turn-1"))
+    by_doc = {i.document_id: i.citation_id for i in first.items}
+    for item in second.items:  # the same chunk keeps its id, a new one continues the count
+        if item.document_id in by_doc:
+            assert item.citation_id == by_doc[item.document_id]
+    assert len({i.citation_id for i in [*first.items, *second.items]}) == len(
+        {i.document_id for i in [*first.items, *second.items]}
+    )
+
+
+async def test_references_within_budget_are_returned_on_request(ops: Operations) -> None:
+    out = await ops.search(SearchInput(query="refunds", references=True, max_chars=200))
+    assert out.references is not None
+    assert out.references.xml.startswith("<references")
+    assert "#ref:" in out.references.prompt or "ref_" in out.references.prompt
+
+
+async def test_stream_yields_plan_legs_items_done_in_order(ops: Operations) -> None:
+    inp = SearchInput.model_validate(
+        {"query": "refunds", "sources": {"kb": {"collections": "docs"}, "db": True}}
+    )
+    kinds = []
+    legs = []
+    async for ev in ops.search_stream(inp):
+        kinds.append(ev.kind)
+        if ev.kind == "leg":
+            legs.append((ev.data["leg"], ev.data["status"]))
+    assert kinds[0] == "plan" and kinds[-1] == "done"
+    assert ("db", "disabled") in legs and ("kb", "ok") in legs
+    assert kinds.count("items") == 2  # one per finished leg
+
+
+async def test_unknown_collection_is_input_error_before_anything_runs(ops: Operations) -> None:
+    inp = SearchInput.model_validate({"query": "x", "sources": {"kb": {"collections": ["nope"]}}})
+    with pytest.raises(UnknownName, match="docs"):
+        await ops.search(inp)
+
+
+def test_lenient_inputs_and_strict_fields() -> None:
+    inp = SearchInput.model_validate(
+        {"query": "q", "limit": "5", "sources": {"web": "true", "kb": {"collections": '["a","b"]'}}}
+    )
+    assert inp.limit == 5
+    reqs = build_requests(inp)
+    assert [r.type for r in reqs] == ["kb", "web"]
+    assert reqs[0].collections == ("a", "b")
+    with pytest.raises(ValidationError, match="extra"):
+        SearchInput.model_validate({"query": "q", "sorces": {}})
+    with pytest.raises(ValidationError, match="empty"):
+        SearchInput(query="   ")
+
+
+async def test_kb_operations_are_scoped_by_principal(ops: Operations) -> None:
+    ops.kb.create(CollectionIn(name="acme-notes", embedder=None), principal=ACME)
+    await ops.kb.ingest(
+        "acme-notes", [TextDocumentIn(document_id="n1", text="acme secret plan")], principal=ACME
+    )
+    assert "acme-notes" in {c.name for c in ops.kb.collections(principal=ACME)}
+    assert "acme-notes" not in {c.name for c in ops.kb.collections(principal=GLOBEX)}
+    with pytest.raises(UnknownName) as err:
+        ops.kb.documents("acme-notes", principal=GLOBEX)
+    assert str(err.value).endswith("valid: docs")  # the other tenant's names are not listed
+    inp = SearchInput.model_validate({"query": "secret plan", "sources": {"kb": {}}})
+    seen = await ops.search(inp, principal=GLOBEX)
+    assert all(i.collection != "acme-notes" for i in seen.items)
+    own = await ops.search(inp, principal=ACME)
+    assert any(i.collection == "acme-notes" for i in own.items)
+
+
+async def test_ingest_reports_each_document_and_keeps_the_rest(ops: Operations) -> None:
+    out = await ops.kb.ingest(
+        "docs",
+        [
+            TextDocumentIn(document_id="ok", text="a good document about returns"),
+            TextDocumentIn(document_id="blank", text="   "),
+        ],
+    )
+    assert out.added == 1 and out.failed == 1
+    failed = next(o for o in out.outcomes if o.status == "failed")
+    assert failed.document_id == "blank" and failed.error
+    with pytest.raises(InputError, match="exactly one"):
+        await ops.kb.ingest("docs", [TextDocumentIn(document_id="x")])
+
+
+async def test_uploads_keep_the_client_file_name_as_id(ops: Operations) -> None:
+    out = await ops.kb.ingest_files(
+        "docs", [("../../etc/notes.md", b"# Notes\nreturns are free"), ("empty.txt", b"")]
+    )
+    ids = {o.document_id for o in out.outcomes if o.status == "added"}
+    assert ids == {"upload:../../etc/notes.md"}
+    assert out.failed == 1 and "empty" in (out.outcomes[-1].error or out.outcomes[0].error or "")
+
+
+async def test_fetch_refuses_loopback_and_reports_it(ops: Operations) -> None:
+    out = await ops.fetch(FetchInput(url="http://127.0.0.1:9/x"))
+    assert out.status.value == "unavailable"
+    assert out.report.status.value == "degraded" and out.text == ""
+
+
+async def test_sources_and_readiness(ops: Operations) -> None:
+    src = await ops.sources()
+    assert [c.name for c in src.collections] == ["docs"]
+    assert any(p.kind == "search" and p.chosen for p in src.providers)
+    ready = await ops.ready()
+    assert ready.ready and {c.name for c in ready.checks} >= {"kb", "records"}
+
+
+def test_every_operation_is_declared_once() -> None:
+    assert {"search", "fetch", "sources", "kb.ingest", "ready"} <= set(OPERATIONS)
+    assert OPERATIONS["search"].streams and OPERATIONS["fetch"].open_world
+    assert not OPERATIONS["kb.create"].read_only and OPERATIONS["sources"].read_only
