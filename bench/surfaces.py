@@ -29,10 +29,11 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _datasets import load_dataset  # noqa: E402
+from _datasets import load_dataset
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 COLLECTION = "cacm"
+_CLI = [sys.executable, "-m", "unifind.cli"]
 Call = Callable[[str], Awaitable[bool]]
 
 
@@ -88,7 +89,9 @@ def server(cmd: list[str], port: int, env: dict[str, str]) -> Iterator[subproces
         proc.wait(10)
 
 
-async def load(call: Call, queries: list[str], clients: int, n: int, max_s: float) -> dict[str, Any]:
+async def load(
+    call: Call, queries: list[str], clients: int, n: int, max_s: float
+) -> dict[str, Any]:
     """``n`` calls from ``clients`` concurrent workers (stops early after ``max_s``)."""
     lat: list[float] = []
     errors = 0
@@ -224,8 +227,7 @@ async def soak(args: argparse.Namespace, queries: list[str], key: str) -> None:
 
 def _key(home: Path) -> str:
     out = subprocess.run(
-        [sys.executable, "-m", "unifind.cli", "keys", "create", "--tenant", "bench",
-         "--user", "bench", "--json"],  # fmt: skip
+        [*_CLI, "keys", "create", "--tenant", "bench", "--user", "bench", "--json"],
         env={**os.environ, "UNIFIND_HOME": str(home)},
         capture_output=True,
         text=True,

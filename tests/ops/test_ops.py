@@ -30,7 +30,9 @@ def ops(unifind_home: Path) -> Iterator[Operations]:
     searcher = Searcher()
     kb = searcher.kb
     kb.create("docs", embedder="hash:64")
-    kb.ingest_text("docs", "Refunds are paid within 30 days.", document_id="refunds", title="Refunds")
+    kb.ingest_text(
+        "docs", "Refunds are paid within 30 days.", document_id="refunds", title="Refunds"
+    )
     kb.ingest_text("docs", "Shipping takes five days.", document_id="shipping", title="Shipping")
     yield Operations(searcher)
     searcher.close()
