@@ -159,15 +159,15 @@ class Searcher:
             self._legs[leg] = cls.from_settings(self.settings)
         return self._legs[leg]
 
+    def _who(self, principal: Principal | None) -> Principal | None:
+        """The caller's principal, else the configured local one (``settings.principal``)."""
+        return principal if principal is not None else self.settings.principal
+
     def _timeout(self, req: SearchRequest) -> float:
         configured = self.settings.timeouts
         return req.timeout_s or float(configured.get(req.type, DEFAULT_TIMEOUTS[req.type]))
 
     # -- one request ------------------------------------------------------------------
-    def _who(self, principal: Principal | None) -> Principal | None:
-        """The caller's principal, else the configured local one (``settings.principal``)."""
-        return principal if principal is not None else self.settings.principal
-
 
     async def search(
         self,

@@ -38,12 +38,12 @@ def _open() -> KnowledgeBase:
     return KnowledgeBase.open(load_settings())
 
 
-@kb_app.command("create")
 def _caller(kb: KnowledgeBase) -> Caller:
     configured = kb.settings.principal
     return configured if configured is not None else OPERATOR
 
 
+@kb_app.command("create")
 def create(
     name: Name,
     embedder: Annotated[
@@ -54,7 +54,6 @@ def create(
     ] = False,
     description: Annotated[str, typer.Option(help="What the collection holds.")] = "",
     exist_ok: Annotated[bool, typer.Option("--exist-ok", help="No error if it exists.")] = False,
-) -> None:
     tenant: Annotated[
         str | None, typer.Option(help="Owner tenant: only its API keys see it (default: shared).")
     ] = None,
@@ -64,6 +63,7 @@ def create(
     user: Annotated[
         list[str] | None, typer.Option("--user", help="Only these users of the tenant see it.")
     ] = None,
+) -> None:
     """Create a collection in the store (the embedded SQLite file by default)."""
     with friendly_errors(), _open() as kb:
         info = kb.create(
@@ -71,11 +71,11 @@ def create(
             embedder=None if no_embedder else embedder,
             description=description,
             exist_ok=exist_ok,
-        )
             tenant=tenant,
             roles=role or (),
             users=user or (),
             principal=_caller(kb),
+        )
         console.print(
             f"created collection [bold]{escape(info.name)}[/bold] "
             f"(embedder: {info.embedder or 'none'}, analyzer: {info.analyzer}, "
@@ -119,9 +119,6 @@ def ingest(
         raise typer.Exit(1)
 
 
-def _counts(report: IngestReport) -> dict[str, int]:
-    return {k: getattr(report, k) for k in ("added", "replaced", "unchanged", "failed")}
-
 def _owner(info: CollectionInfo) -> str:
     """``shared``, or the owner tenant with the roles and users allowed in it."""
     acl = acl_of(info)
@@ -129,6 +126,9 @@ def _owner(info: CollectionInfo) -> str:
     limits += [f"users {', '.join(acl.users)}"] * bool(acl.users)
     return f"{acl.owner} ({'; '.join(limits)})" if limits else acl.owner
 
+
+def _counts(report: IngestReport) -> dict[str, int]:
+    return {k: getattr(report, k) for k in ("added", "replaced", "unchanged", "failed")}
 
 
 def _print_report(report: IngestReport) -> None:
@@ -158,6 +158,7 @@ def list_(as_json: JsonOpt = False) -> None:
     for i in infos:
         table.add_row(
             escape(i.name),
+            escape(_owner(i)),
             str(i.documents),
             str(i.chunks),
             i.embedder or "none",
@@ -170,7 +171,6 @@ def list_(as_json: JsonOpt = False) -> None:
 @kb_app.command("docs")
 def docs(
     name: Name,
-            escape(_owner(i)),
     limit: Annotated[int, typer.Option(min=1, help="How many documents.")] = 100,
     offset: Annotated[int, typer.Option(min=0, help="Skip this many.")] = 0,
     as_json: JsonOpt = False,
