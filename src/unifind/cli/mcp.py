@@ -1,0 +1,36 @@
+"""`unifind mcp`: the MCP server on stdio, for Claude Desktop, Cursor, VS Code and friends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mcp")(mcp)
+
+
+def mcp(
+    config: Annotated[
+        Path | None, typer.Option(help="Config file (default: UNIFIND_CONFIG).", exists=True)
+    ] = None,
+) -> None:
+    """Run the MCP server on stdio.
+
+    Tools: search (knowledge base, web, databases), fetch (read a page), sources (what can
+    be searched). Every call acts as the configured principal. See docs/mcp.md for the
+    client configuration snippets.
+    """
+    import anyio
+
+    from unifind import MissingDependency, load_settings
+
+    try:
+        from unifind.mcp_server import serve_stdio
+    except MissingDependency as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    settings = load_settings(config)
+    anyio.run(serve_stdio, settings)

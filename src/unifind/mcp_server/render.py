@@ -1,0 +1,211 @@
+"""Operation outputs as a tool result: compact text for the model plus structured content.
+
+Both stay within the caller's size budget: items are cut from the end, whole, and the cut
+is announced (never silently). Every backend's report is always kept: an empty or short
+list must say why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from unifind.ops import FetchOutput, SearchOutput, SourcesOutput
+from unifind.types import Item, LegReport
+
+#: A result's snippet is cut here so one long chunk can't crowd out the rest.
+SNIPPET_CHARS = 1_200
+#: Seconds to suggest before retrying a rate-limited backend whose wait is unknown; the
+#: web leg suspends a provider this long after an HTTP 429 without Retry-After.
+DEFAULT_RETRY_S = 60
+_SECONDS = re.compile(r"(?:for|after|in)\s+(\d+(?:\.\d+)?)\s*s\b", re.IGNORECASE)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the cut announced."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()} … [{len(text) - limit:,} more chars]"
+
+
+def retry_after_s(report: LegReport) -> int | None:
+    """Seconds to wait before retrying a rate-limited backend; None when not rate-limited."""
+    if report.reason is None or report.reason.value != "rate_limited":
+        return None
+    found = _SECONDS.search(report.error or "")
+    return max(1, round(float(found.group(1)))) if found else DEFAULT_RETRY_S
+
+
+def _where(item: Item) -> str:
+    if item.url:
+        return item.url
+    if item.type == "kb":
+        return f"{item.collection}/{item.document_id}" if item.document_id else str(item.collection)
+    if item.type == "db":
+        return f"{item.model}#{item.record_id}" if item.record_id is not None else str(item.model)
+    return item.type
+
+
+def _report_line(r: LegReport) -> str:
+    name = f"{r.leg}/{r.backend}" + (f" ({r.stage})" if r.stage else "")
+    if r.status.value == "ok":
+        hits = f"{r.hits} hit" + ("" if r.hits == 1 else "s")
+        line = f"- {name}: ok, {hits}, {_ms(r.took_ms)}"
+        return line + (f" — {r.note}" if r.note else "")
+    why = r.error or r.note or ""
+    line = f"- {name}: {r.status.value} ({r.reason.value if r.reason else '?'})"
+    line += f": {why}" if why else ""
+    wait = retry_after_s(r)
+    if wait is not None:
+        line += f" — rate limited: retry in about {wait} s, or search other sources meanwhile"
+    return line
+
+
+def _ms(ms: float) -> str:
+    return f"{ms:.1f} ms" if ms < 10 else f"{ms:,.0f} ms"
+
+
+def _report_data(r: LegReport) -> dict[str, Any]:
+    data: dict[str, Any] = r.model_dump(mode="json", exclude_none=True)
+    wait = retry_after_s(r)
+    if wait is not None:
+        data["retry_after_s"] = wait
+    return data
+
+
+def _item_text(item: Item) -> str:
+    head = f"[{item.citation_id}] {item.title or '(untitled)'} — {_where(item)}"
+    body = clip(item.content, SNIPPET_CHARS) if item.content else ""
+    return f"{head}\n{body}\n" if body else f"{head}\n"
+
+
+def _item_data(item: Item) -> dict[str, Any]:
+    data = item.model_dump(
+        mode="json",
+        exclude_none=True,
+        include={
+            "citation_id", "type", "title", "url", "collection", "document_id", "model",
+            "record_id", "score", "source", "data",
+        },
+    )  # fmt: skip
+    data["content"] = clip(item.content, SNIPPET_CHARS)
+    data["matched"] = [m.model_dump(mode="json") for m in item.matched]
+    return data
+
+
+def search_result(out: SearchOutput, query: str, budget: int) -> tuple[str, dict[str, Any]]:
+    """The text and structured content of a search, each within ``budget`` characters."""
+    reports = [_report_data(r) for r in out.reports]
+    footer = "Sources:\n" + "\n".join(_report_line(r) for r in out.reports) + "\n"
+    notes = "".join(f"Note: {n}\n" for n in out.notes)
+    found = len(out.items)
+    head = f'Search "{clip(query, 200)}": {found} result' + ("" if found == 1 else "s")
+    head += f" ({out.status.value}; request_id={out.request_id})\n\n"
+    if not found:
+        head += "No results.\n"
+        if out.status.value == "unavailable":
+            head += "No source could answer: see why under Sources.\n"
+        head += "\n"
+    tail = notes + footer
+    if found:
+        tail += (
+            f"\nCite results by id, e.g. [{out.items[0].citation_id}]. To search again with "
+            f"ids that continue these, pass request_id={out.request_id}.\n"
+        )
+    data: dict[str, Any] = {
+        "request_id": out.request_id,
+        "status": out.status.value,
+        "mode": out.mode,
+        "took_ms": out.took_ms,
+        "sources": reports,
+        "notes": list(out.notes),
+        "items": [],
+    }
+    body, shown = _fit(out.items, len(head) + len(tail), data, budget)
+    if shown < found:
+        cut = out.items[shown:]
+        span = f"{cut[0].citation_id}–{cut[-1].citation_id}" if len(cut) > 1 else cut[0].citation_id
+        body += (
+            f"… [truncated: {len(cut)} more result{'s' if len(cut) > 1 else ''} ({span}) "
+            "not shown to stay within max_chars; raise max_chars or lower max_results]\n"
+        )
+        data["truncated"] = {"omitted": [i.citation_id for i in cut], "max_chars": budget}
+    return head + body + tail, data
+
+
+def _fit(items: list[Item], fixed: int, data: dict[str, Any], budget: int) -> tuple[str, int]:
+    """Add whole items while text and structured content both stay within ``budget``."""
+    # Room for the truncation line and the structured "truncated" field, if needed.
+    reserve = 200 + 12 * len(items)
+    body, size, shown = "", len(json.dumps(data, ensure_ascii=False)), 0
+    for item in items:
+        piece = _item_text(item) + "\n"
+        blob = _item_data(item)
+        grown = size + len(json.dumps(blob, ensure_ascii=False)) + 2
+        if fixed + len(body) + len(piece) + reserve > budget or grown + reserve > budget:
+            break
+        body, size, shown = body + piece, grown, shown + 1
+        data["items"].append(blob)
+    return body, shown
+
+
+def fetch_result(out: FetchOutput) -> tuple[str, dict[str, Any], bool]:
+    """The text, structured content and error flag of a fetched page."""
+    data: dict[str, Any] = out.model_dump(mode="json", exclude_none=True, exclude={"attempts"})
+    data["report"] = _report_data(out.report)
+    if out.status.value != "ok":
+        lines = [f"Could not fetch {out.url}:", _report_line(out.report)]
+        lines += [_report_line(a) for a in out.attempts if a != out.report]
+        return "\n".join(lines) + "\n", data, True
+    end = out.start + len(out.text)
+    head = f"# {out.title}\n" if out.title else ""
+    head += f"URL: {out.final_url or out.url}\n"
+    head += f"Characters {out.start:,}–{end:,} of {out.total_chars:,} ({out.report.backend})\n\n"
+    text = head + out.text
+    if out.next_start is not None:
+        left = out.total_chars - end
+        text += (
+            f"\n\n… [truncated: {left:,} more chars; call fetch with "
+            f"start={out.next_start} for the next page]"
+        )
+    return text + "\n", data, False
+
+
+_PROVIDER_KINDS = (
+    ("search", 'Web search providers (sources=["web"])'),
+    ("fetch", "Page fetchers (the fetch tool)"),
+)
+
+
+def sources_result(out: SourcesOutput) -> tuple[str, dict[str, Any]]:
+    """What can be searched, as text and structured content."""
+    lines = ['Knowledge-base collections (search with sources=["kb"], collections=[...]):']
+    for c in out.collections:
+        owner = f"tenant {c.owner}" if c.owner else "shared"
+        emb = f"embedder {c.embedder}" if c.embedder else "lexical only"
+        desc = f" — {c.description}" if c.description else ""
+        lines.append(
+            f"- {c.name}{desc} ({c.documents} documents, {c.chunks} chunks; {emb}; {owner})"
+        )
+    if not out.collections:
+        lines.append("- none visible to you")
+    lines.append('\nDatabase models (search with sources=["db"], models=[...]):')
+    for m in out.models:
+        cols = ", ".join(m.columns)
+        desc = f" — {m.description}" if m.description else ""
+        lines.append(f"- {m.name}{desc} (columns: {cols})")
+    if not out.models:
+        lines.append("- none (no database configured)")
+    for kind, title in (
+        ("search", 'Web search providers (sources=["web"])'),
+        ("fetch", "Page fetchers (the fetch tool)"),
+    ):
+        lines.append(f"\n{title}:")
+        for p in (p for p in out.providers if p.kind == kind):
+            state = "usable" if p.usable else "not usable"
+            chosen = " ← used by default" if p.chosen else ""
+            lines.append(f"- {p.name}: {state} ({p.why}){chosen}")
+    lines += [f"\nNote: {n}" for n in out.notes]
+    return "\n".join(lines) + "\n", out.model_dump(mode="json")

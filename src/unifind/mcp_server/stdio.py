@@ -1,0 +1,27 @@
+"""The stdio transport: ``unifind mcp`` for Claude Desktop, Cursor, VS Code and friends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.stdio import stdio_server
+
+from unifind import Searcher, load_settings
+from unifind.mcp_server.server import build_server
+from unifind.ops import Operations
+
+
+async def serve_stdio(settings: Any = None) -> None:
+    """Serve MCP on this process's stdin/stdout until the client closes it.
+
+    Every call acts as the configured principal (``settings.principal``): the local user.
+    """
+    searcher = Searcher(settings if settings is not None else load_settings())
+    try:
+        server = build_server(Operations(searcher))
+        # stdio_server points fd 1 at stderr while serving, so a stray print from a
+        # dependency can't corrupt the JSON-RPC stream.
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        await searcher.aclose()
