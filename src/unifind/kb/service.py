@@ -153,14 +153,7 @@ class KnowledgeBase:
 
     def infos(self, names: Iterable[str], principal: Caller = None) -> list[CollectionInfo]:
         """The named collections (deduplicated), each visible to ``principal``."""
-        by_name = {c.name: c for c in self.store.list_collections()}
-        out = []
-        for name in dict.fromkeys(names):
-            info = by_name.get(name)
-            if info is None or not can_see(acl_of(info), principal):
-                raise self._unknown(name, principal)
-            out.append(info)
-        return out
+        return [self._info(name, principal) for name in dict.fromkeys(names)]
 
     # -- collections -------------------------------------------------------------------
 
