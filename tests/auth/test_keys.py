@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import re
+import secrets
 import stat
 import statistics
 import time
@@ -15,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from unifind import InputError, UnknownName, load_settings
+from unifind.errors import StoreError
 from unifind.store.keys import KeyStore
 from unifind.types import Principal
 
@@ -150,3 +153,27 @@ def test_averify_answers_like_verify(store: KeyStore) -> None:
     assert asyncio.run(store.averify(key)) is not None  # cached path
     store.revoke(key_id)
     assert asyncio.run(store.averify(key)) is None
+
+
+@pytest.mark.postgres
+def test_keys_on_postgres_are_shared_by_every_server() -> None:
+    pytest.importorskip("psycopg", reason='the PostgreSQL driver: pip install "unifind[postgres]"')
+    dsn = os.environ.get("UNIFIND_TEST_PG_DSN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    prefix = f"t{secrets.token_hex(4)}_"
+    a = KeyStore(dsn, table_prefix=prefix, connect_timeout_s=3)
+    try:
+        key_id, key = a.create("acme", "ana", ["support"])
+    except StoreError as exc:
+        a.close()
+        pytest.skip(f"no PostgreSQL server at {dsn}: {exc}")
+    b = KeyStore(dsn, table_prefix=prefix, cache_ttl_s=0)
+    try:
+        assert b.verify(key) == Principal(tenant="acme", user="ana", roles=("support",))
+        assert [k.key_id for k in b.list()] == [key_id]
+        assert b.list()[0].last_used_at is not None
+        a.revoke(key_id)
+        assert b.verify(key) is None  # no cache in b: the revocation is seen at once
+    finally:
+        a.table.drop(a.engine)
+        a.close()
+        b.close()
