@@ -23,6 +23,8 @@ class KBSettings(BaseModel):
     """Embedder for new collections: a registered name, ``onnx:/path`` or ``openai:model``."""
     chunk_chars: int = Field(default=1200, ge=100)
     chunk_overlap: int = Field(default=150, ge=0)
+    max_file_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+    """Files larger than this are refused by name at ingest, before a byte is read."""
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=100, ge=1)
     """How many hits each of the lexical and dense legs contributes to fusion."""

@@ -36,11 +36,11 @@ def test_collection_lifecycle(tmp_path: Path) -> None:
     assert code == 2 and "exists" in out
 
     code, out = run("kb", "ingest", "docs", str(docs), "--json")
-    assert code == 0
+    assert code == 1  # a file failed
     report = json.loads(out)
-    assert (report["added"], report["failed"]) == (2, 2)
-    failed = {Path(o["path"]).name: o["error"] for o in report["outcomes"] if o["error"]}
-    assert set(failed) == {"blob.bin", "empty.md"}
+    assert (report["added"], report["failed"], report["skipped"]) == (2, 1, 1)
+    failed = {Path(o["path"]).name: o["status"] for o in report["outcomes"] if o["error"]}
+    assert failed == {"blob.bin": "skipped", "empty.md": "failed"}
 
     code, out = run("search", "how long do refunds take", "--kb", "docs", "--json")
     assert code == 0

@@ -26,7 +26,7 @@ from unifind.kb.base import (
     KBStore,
     UpsertOutcome,
 )
-from unifind.kb.extract import ExtractError, extract_bytes
+from unifind.kb.extract import extract_bytes
 from unifind.kb.ingest import FileOutcome, expand_paths, ingest_files, ingest_text
 from unifind.testing.fakes import HashEmbedder
 
@@ -428,11 +428,14 @@ def test_ingest_text_added_unchanged_replaced(
     assert doc.source == ""
 
 
-def test_ingest_text_refuses_blank_input(store: MemoryStore, embedder: RecordingEmbedder) -> None:
+def test_ingest_text_refuses_a_blank_id_and_reports_blank_text(
+    store: MemoryStore, embedder: RecordingEmbedder
+) -> None:
     with pytest.raises(InputError, match="document_id is required"):
         ingest_text(store, "docs", "x", document_id=" ", analyzer=AUTO, embedder=embedder)
-    with pytest.raises(ExtractError, match="no text to index"):
-        ingest_text(store, "docs", "  ", document_id="d", analyzer=AUTO, embedder=embedder)
+    blank = ingest_text(store, "docs", "  ", document_id="d", analyzer=AUTO, embedder=embedder)
+    assert blank.status == "failed" and blank.error is not None
+    assert blank.error.startswith("document 'd': no text to index")
     assert store.upserts == 0
 
 

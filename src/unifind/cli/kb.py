@@ -20,6 +20,7 @@ from unifind import KnowledgeBase, load_settings
 from unifind.cli._out import console, err_console, friendly_errors, print_json
 from unifind.kb.acl import OPERATOR, Caller, acl_of
 from unifind.kb.base import CollectionInfo
+from unifind.kb.extract import supported_types
 from unifind.kb.ingest import FileOutcome, IngestReport, expand_paths
 
 kb_app = typer.Typer(
@@ -112,10 +113,12 @@ def ingest(
 
             report = kb.ingest(name, paths, progress=tick, principal=_caller(kb))
     if as_json:
-        print_json({"outcomes": [asdict(o) for o in report.outcomes], **_counts(report)})
+        outcomes = [asdict(o) for o in report.outcomes]
+        stop = {"stopped": report.stopped, "not_tried": list(report.not_tried)}
+        print_json({"outcomes": outcomes, **_counts(report), **stop})
     else:
         _print_report(report)
-    if report.outcomes and report.failed == len(report.outcomes):
+    if report.failed or report.stopped:
         raise typer.Exit(1)
 
 
@@ -128,17 +131,26 @@ def _owner(info: CollectionInfo) -> str:
 
 
 def _counts(report: IngestReport) -> dict[str, int]:
-    return {k: getattr(report, k) for k in ("added", "replaced", "unchanged", "failed")}
+    keys = ("added", "replaced", "unchanged", "failed", "skipped")
+    return {k: getattr(report, k) for k in keys}
 
 
 def _print_report(report: IngestReport) -> None:
     style = {"added": "green", "replaced": "cyan", "unchanged": "dim", "failed": "red"}
     for o in report.outcomes:
-        s = style[o.status]
-        detail = f"{o.chunks} chunks" if o.status != "failed" else (o.error or "")
+        if o.reason == "unsupported":
+            continue  # counted below: a folder of images needn't list every one
+        s = style.get(o.status, "yellow")
+        detail = f"{o.chunks} chunks" if o.error is None else o.error
         console.print(f"[{s}]{o.status:>9}[/{s}]  {escape(o.path)}  [dim]{escape(detail)}[/dim]")
     c = _counts(report)
     console.print(", ".join(f"{v} {k}" for k, v in c.items()))
+    if report.unsupported:
+        console.print(f"skipped {report.unsupported} unsupported (read: {supported_types()})")
+    if report.stopped:
+        err_console.print(
+            f"[red]stopped:[/red] {escape(report.stopped)} ({len(report.not_tried)} not tried)"
+        )
 
 
 @kb_app.command("list")

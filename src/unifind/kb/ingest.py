@@ -4,11 +4,13 @@ Per document: extract (``kb.extract``) → chunk (``kb.chunk``) → analyse each
 embed (in batches across documents) → ``store.upsert_document`` (atomic: a document is
 written whole or not at all). A file that fails is reported with its reason and the batch
 goes on. A file whose bytes and ingest settings haven't changed is skipped before any
-extraction: its content hash is compared with the stored one.
+extraction: its content hash is compared with the stored one. A full disk stops the
+batch: every later file would fail the same way, so they are listed as not tried.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 import json
@@ -17,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,9 +27,16 @@ import numpy.typing as npt
 from unifind.analysis import Analyzer, guess_lang
 from unifind.embed.base import Embedder
 from unifind.errors import EmbedderMismatch, InputError
+from unifind.kb._files import (
+    DEFAULT_MAX_FILE_BYTES,
+    FileOutcome,
+    IngestReport,
+    expand_paths,
+    read_regular,
+)
 from unifind.kb.base import ChunkIn, DocumentIn, KBStore
 from unifind.kb.chunk import Span, chunk
-from unifind.kb.extract import Extracted, extract_bytes, extract_text
+from unifind.kb.extract import SUPPORTED, Extracted, ExtractError, extract_bytes, extract_text
 
 __all__ = ["FileOutcome", "IngestReport", "expand_paths", "ingest_files", "ingest_text"]
 
@@ -37,89 +46,8 @@ INGEST_VERSION = "1"
 
 _BATCH = 32  # texts per embedder call, as sentence-transformers' encode() defaults to
 
-Status = Literal["added", "replaced", "unchanged", "failed"]
 _Vectors = npt.NDArray[np.float32]
 Progress = Callable[["FileOutcome"], None]
-
-
-@dataclass(frozen=True, slots=True)
-class FileOutcome:
-    """What happened to one file (or one raw text)."""
-
-    path: str
-    """The path as found (or given, when missing); the document id for raw text."""
-    document_id: str | None
-    """None when the file failed before an id was assigned (a missing path)."""
-    status: Status
-    chunks: int = 0
-    """Chunks written; 0 for unchanged and failed documents."""
-    error: str | None = None
-    """Why it failed, naming the file; None otherwise."""
-
-
-@dataclass(frozen=True, slots=True)
-class IngestReport:
-    """Every file's outcome, missing paths first, then files in sorted path order."""
-
-    outcomes: tuple[FileOutcome, ...]
-
-    def _count(self, status: Status) -> int:
-        return sum(1 for o in self.outcomes if o.status == status)
-
-    @property
-    def added(self) -> int:
-        return self._count("added")
-
-    @property
-    def replaced(self) -> int:
-        return self._count("replaced")
-
-    @property
-    def unchanged(self) -> int:
-        return self._count("unchanged")
-
-    @property
-    def failed(self) -> int:
-        return self._count("failed")
-
-    @property
-    def failures(self) -> tuple[FileOutcome, ...]:
-        return tuple(o for o in self.outcomes if o.status == "failed")
-
-
-# -- paths ------------------------------------------------------------------------------
-
-
-def expand_paths(
-    paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
-) -> tuple[list[Path], list[FileOutcome]]:
-    """(files, failures): folders walked recursively, skipping hidden entries inside them.
-
-    Files come back resolved, sorted and deduplicated; a path that doesn't exist becomes a
-    failed outcome. A hidden file or folder named explicitly is taken.
-    """
-    if isinstance(paths, str | os.PathLike):
-        paths = [paths]
-    files: set[Path] = set()
-    failures: list[FileOutcome] = []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if path.is_dir():
-            files.update(_walk(path))
-        elif path.is_file():
-            files.add(path.resolve())
-        else:
-            why = "a broken symbolic link" if path.is_symlink() else "no such file or directory"
-            failures.append(FileOutcome(str(raw), None, "failed", error=f"{raw}: {why}"))
-    return sorted(files), failures
-
-
-def _walk(top: Path) -> list[Path]:
-    found: list[Path] = []
-    for root, dirs, names in os.walk(top):  # followlinks=False: no symlink loops
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        found.extend(Path(root, n).resolve() for n in names if not n.startswith("."))
-    return found
 
 
 # -- ingest -----------------------------------------------------------------------------
@@ -138,16 +66,19 @@ def ingest_files(
     progress: Progress | None = None,
     batch_size: int = _BATCH,
     document_id: Callable[[Path], str] | None = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> IngestReport:
     """Ingest files and folders into ``collection``; bad files are reported, not raised.
 
     A document's id is its resolved absolute path, unless ``document_id`` maps a path to
-    one. ``progress`` is called with each outcome as soon as it is known. Raises only for
-    bad input, before anything is read: an unknown collection, or an analyser/embedder
-    other than the collection's.
+    one. ``progress`` is called with each outcome as soon as it is known. Inside folders,
+    only regular files of a supported type are read, and links leading out are not
+    followed. A file over ``max_file_bytes`` fails unread. Raises only for bad input,
+    before anything is read: an unknown collection, or an analyser/embedder other than the
+    collection's.
     """
     settings = _Settings.make(store, collection, analyzer, embedder, max_chars, overlap, metadata)
-    files, failures = expand_paths(paths)
+    files, failures = expand_paths(paths, supported=SUPPORTED)
     outcomes: list[FileOutcome] = []
 
     def emit(outcome: FileOutcome) -> None:
@@ -158,13 +89,19 @@ def ingest_files(
     for outcome in failures:
         emit(outcome)
     writer = _Writer(store, collection, embedder, batch_size, emit)
-    for path in files:
-        doc_id = document_id(path) if document_id else str(path)
-        _ingest_one_file(settings, writer, path, doc_id)
-    writer.flush()
+    stopped = None
+    try:
+        for path in files:
+            doc_id = document_id(path) if document_id else str(path)
+            _ingest_one_file(settings, writer, path, doc_id, max_file_bytes)
+        writer.flush()
+    except _DiskFull as exc:
+        stopped = str(exc)
     order = {str(p): i for i, p in enumerate(files)}
     outcomes.sort(key=lambda o: (o.document_id is not None, order.get(o.path, -1)))
-    return IngestReport(tuple(outcomes))
+    done = {o.path for o in outcomes}
+    not_tried = tuple(str(p) for p in files if str(p) not in done)
+    return IngestReport(tuple(outcomes), stopped, not_tried if stopped else ())
 
 
 def ingest_text(
@@ -181,25 +118,33 @@ def ingest_text(
     metadata: Mapping[str, Any] | None = None,
     source: str = "",
 ) -> FileOutcome:
-    """Ingest raw text as one document; blank text or id raises ``InputError``."""
+    """Ingest raw text as one document; blank text is a failed outcome, a blank id raises."""
     if not document_id.strip():
         raise InputError("document_id is required for raw text: name the document")
     settings = _Settings.make(store, collection, analyzer, embedder, max_chars, overlap, metadata)
-    extracted = extract_text(text, title)
+    label = source or document_id
+    try:
+        extracted = extract_text(text, title, name=f"document {document_id!r}")
+    except ExtractError as exc:
+        return FileOutcome(label, document_id, "failed", error=str(exc))
     content_hash = settings.hash(f"{title}\x00{text}".encode())
     result: list[FileOutcome] = []
-    label = source or document_id
     if store.document_hash(collection, document_id) == content_hash:
         return FileOutcome(label, document_id, "unchanged")
     writer = _Writer(store, collection, embedder, _BATCH, result.append)
-    writer.add(settings.prepare(label, document_id, content_hash, extracted, source))
-    writer.flush()
+    try:
+        writer.add(settings.prepare(label, document_id, content_hash, extracted, source))
+        writer.flush()
+    except _DiskFull:
+        pass  # its failed outcome is already in ``result``
     return result[0]
 
 
-def _ingest_one_file(settings: _Settings, writer: _Writer, path: Path, doc_id: str) -> None:
+def _ingest_one_file(
+    settings: _Settings, writer: _Writer, path: Path, doc_id: str, max_bytes: int
+) -> None:
     try:
-        data = path.read_bytes()
+        data = read_regular(path, max_bytes)
         content_hash = settings.hash(data)
         if writer.store.document_hash(writer.collection, doc_id) == content_hash:
             writer.emit(FileOutcome(str(path), doc_id, "unchanged"))
@@ -391,8 +336,39 @@ class _Writer:
         try:
             status = self.store.upsert_document(self.collection, doc.doc, chunks)
         except Exception as exc:
+            full = _disk_full(exc)
             error = f"{doc.label}: the store refused it: {type(exc).__name__}: {exc}"
+            if full:
+                error = f"{doc.label}: not written, the disk is full ({exc}): {_FREE_SPACE}"
             self.emit(FileOutcome(doc.label, doc.doc.document_id, "failed", error=error))
+            if full:
+                raise _DiskFull(error) from exc
             return
         written = 0 if status == "unchanged" else len(chunks)
         self.emit(FileOutcome(doc.label, doc.doc.document_id, status, chunks=written))
+
+
+_FREE_SPACE = "free space, then ingest again"
+
+
+class _DiskFull(Exception):
+    """Stops a batch: every later write would fail the same way."""
+
+
+def _disk_full(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or what caused it) says the disk or quota is full."""
+    for _ in range(8):  # a bounded walk down __cause__/__context__
+        if exc is None:
+            return False
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+            return True
+        # SQLite reports a short write as SQLITE_FULL (os_unix.c unixWrite): sqlite3 names
+        # it on the error, apsw raises FullError. PostgreSQL's SQLSTATE 53100 is disk_full.
+        if getattr(exc, "sqlite_errorname", None) == "SQLITE_FULL":
+            return True
+        if (type(exc).__module__, type(exc).__name__) == ("apsw", "FullError"):
+            return True
+        if getattr(exc, "sqlstate", None) == "53100":
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False

@@ -113,9 +113,9 @@ def extract_bytes(data: bytes, *, name: str, mime: str | None = None) -> Extract
     return _finish(text, title or Path(name).stem, kind, name)
 
 
-def extract_text(text: str, title: str = "") -> Extracted:
+def extract_text(text: str, title: str = "", *, name: str = "the text") -> Extracted:
     """Wrap raw text the same way a file's text is (line ends, stripping, empty check)."""
-    return _finish(text, title, _TEXT, "the text")
+    return _finish(text, title, _TEXT, name)
 
 
 def _format(name: str, mime: str | None) -> tuple[str, Reader]:

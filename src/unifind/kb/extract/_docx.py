@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import io
+import zipfile
 from typing import Any
+
+# Limits in the spirit of Apache POI's ZipSecureFile: a member may not inflate more than
+# 100-fold (POI's MIN_INFLATE_RATIO 0.01) once past a grace size, and the package's
+# declared total is capped. zipfile stops inflating a member at its declared size, so
+# checking the central directory's sizes bounds what decompression can produce.
+_MAX_RATIO = 100
+_RATIO_GRACE = 1 << 20  # small XML parts legitimately compress 100-fold
+_MAX_UNZIPPED = 256 << 20
 
 
 class DocxProblem(ValueError):
@@ -18,6 +27,7 @@ def docx(data: bytes) -> tuple[str, str]:
         raise DocxProblem("it is a legacy Word 97-2003 file; save it as .docx to index it")
     if not data.startswith(b"PK\x03\x04"):
         raise DocxProblem("it is not a .docx file (not a ZIP package)")
+    _refuse_bomb(data)
     import docx as python_docx
     from docx.table import Table
 
@@ -41,6 +51,26 @@ def docx(data: bytes) -> tuple[str, str]:
             f"the .docx is damaged or unreadable ({type(exc).__name__}: {exc})"
         ) from exc
     return "\n\n".join(blocks), " ".join(title.split())
+
+
+def _refuse_bomb(data: bytes) -> None:
+    """Refuse a package whose declared sizes say it would inflate past the limits."""
+    try:
+        members = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise DocxProblem(f"the .docx is damaged or unreadable (BadZipFile: {exc})") from exc
+    total = sum(m.file_size for m in members)
+    if total > _MAX_UNZIPPED:
+        raise DocxProblem(
+            f"it would unpack to {total / 1e6:,.0f} MB (limit {_MAX_UNZIPPED / 1e6:,.0f} MB): "
+            "refused unread as a possible zip bomb"
+        )
+    for m in members:
+        if m.file_size > _RATIO_GRACE and m.file_size > _MAX_RATIO * max(m.compress_size, 1):
+            raise DocxProblem(
+                f"its part {m.filename!r} inflates {m.file_size // max(m.compress_size, 1):,}-fold"
+                f" (limit {_MAX_RATIO}-fold): refused unread as a possible zip bomb"
+            )
 
 
 def _is_heading(paragraph: Any) -> bool:
