@@ -88,3 +88,57 @@ def test_check_flags_unknown_and_omitted_ids() -> None:
     assert check.omitted == (f"ref_{shown + 1:03d}",)
     assert check.unknown == ("ref_042", "99")
     assert not check.ok
+
+
+CONTROL = ["\x00", "\x07", "\x0b", "\x0c", "\x1b", "\x01", "\x1f", "\ud800", "\udfff", "\ufffe"]
+
+
+def test_control_characters_never_break_the_xml() -> None:
+    for ch in CONTROL:
+        item = Item(
+            type="web", title=f"T{ch}itle", content=f"page{ch} one", url=f"https://x.test/{ch}"
+        )
+        (cited,) = CitationContext("r").assign([item])
+        refs = build_references([cited])
+        ref = ET.fromstring(refs.xml).find("ref")  # ParseError before: not well-formed
+        assert ref is not None, repr(ch)
+        assert ref.get("title") in ("Title", "T itle") and ref.text in ("page one", "page  one")
+    form_feed = Item(type="kb", content="page 1\x0cpage 2", collection="c", chunk_id="1")
+    assert "page 1 page 2</ref>" in build_references([form_feed]).xml
+
+
+def test_ids_in_the_omitted_comment_cannot_end_it() -> None:
+    items = [kb(1, "x" * 500)]
+    items += [kb(2, "y" * 500).model_copy(update={"citation_id": "a-->b<!--c--d-"})]
+    refs = build_references(CitationContext("r").assign(items[:1]) + items[1:], budget_chars=700)
+    assert refs.omitted == ("a-->b<!--c--d-",)
+    root = ET.fromstring(refs.xml)  # "--" inside a comment is a ParseError
+    assert [r.get("id") for r in root.findall("ref")] == ["ref_001"]
+    comment = refs.xml[refs.xml.index("<!--") + 4 : refs.xml.rindex("-->")]
+    assert "--" not in comment and "a- ->b<!- -c- -d-" in comment
+
+
+def test_made_up_ids_are_caught_in_every_shape() -> None:
+    refs = build_references(CitationContext("r").assign([kb(1), kb(2)]))
+    made_up = [
+        "[ref_001, ref_999]", "[ref_001; ref_999]", "[ref_999 ]", "[REF_999]", "【ref_999】",
+        "[ref_001][ref_999]", "#ref:ref_999", "#ref:REF_999", '<a href="#ref:ref_999">[1]</a>',
+        "[^9]", "[9]", "[1, 9]", "[1; 9]", "［９］", "[^1][^9]", "[1-9]", "refunds[ref_999]",
+    ]  # fmt: skip
+    for text in made_up:
+        check = check_citations(f"Refunds take 30 days {text}.", refs)
+        assert not check.ok and check.unknown, text
+    good = ["[ref_001, ref_002]", "[1; 2]", "[REF_002]", "【2】", "[^1]", "[1-2]", "#ref:ref_002"]
+    for text in good:
+        check = check_citations(f"Refunds take 30 days {text}.", refs)
+        assert check.ok and check.valid, text
+
+
+def test_normal_text_is_not_a_citation() -> None:
+    refs = build_references(CitationContext("r").assign([kb(1)]))
+    text = (
+        "Use [note] and [a, b]; on [2024-01-05] see [the docs](https://x.test) or x[0], "
+        "arr_1[2], a [ ] box, [x] done, and ref_999 in prose."
+    )
+    assert extract_citations(text) == []
+    assert check_citations(text, refs).ok

@@ -7,23 +7,59 @@ from dataclasses import dataclass
 
 from unifind.cite.references import References
 
-# Anchor form first (<a href="#ref:ref_001">), then bare #ref:ID, [ref_001], [^3] and [3].
-_PATTERNS = (
-    re.compile(r"""<a\s[^>]*href\s*=\s*["']#ref:([A-Za-z0-9_\-]+)["'][^>]*>""", re.I),
-    re.compile(r"(?<![\w/])#ref:([A-Za-z0-9_\-]+)"),
-    re.compile(r"\[\^?((?:ref_)?\d+)\]"),
-)
+# Anchor form (<a href="#ref:ref_001">) and bare #ref:ID, then bracket groups: [ref_001],
+# [^3], [3], and the shapes LLMs drift into: lists ("[ref_001, ref_002]", "[1; 3]"),
+# ranges ("[1-3]"), stray spaces ("[ref_9 ]"), upper case ("[REF_9]") and CJK brackets
+# ("【ref_9】", "［2］"). A group must hold only citation tokens, so "[note]", "[a, b]",
+# "[2024-01-05]" and "[x](url)" are not citations, nor is a number glued to a word ("x[0]").
+_ANCHOR = re.compile(r"""<a\s[^>]*href\s*=\s*["']#ref:([A-Za-z0-9_\-]+)["'][^>]*>""", re.I)
+_HASH = re.compile(r"(?<![\w/])#ref:([A-Za-z0-9_\-]+)", re.I)
+_TOKEN = r"\^?\s*(?:ref_\d+|\d+(?:\s*[-–]\s*\d+)?)"
+_GROUP = re.compile(rf"[\[【［]\s*({_TOKEN}(?:\s*[,;，；、]\s*{_TOKEN})*)\s*[\]】］]", re.I)
+_SEP = re.compile(r"\s*[,;，；、]\s*")
+_RANGE = re.compile(r"(\d+)\s*[-–]\s*(\d+)")
+_MAX_RANGE = 50  # "[1-3]" is three citations; "[1-5000]" is two typos, not 5,000 ids
 
 
 def extract_citations(text: str) -> list[str]:
     """Citation tokens in order of first appearance: ids (``ref_001``) or indexes (``3``)."""
     found: list[tuple[int, str]] = []
-    for pattern in _PATTERNS:
-        found.extend((m.start(), m.group(1)) for m in pattern.finditer(text))
+    for pattern in (_ANCHOR, _HASH):
+        found.extend((m.start(), _normal(m.group(1))) for m in pattern.finditer(text))
+    for m in _GROUP.finditer(text):
+        # "x[0]" is code, not a citation; "[ref_1]" and the footnote "[^1]" are citations
+        # wherever they are glued.
+        before = text[m.start() - 1] if m.start() else " "
+        plain = "ref_" not in m.group(1).lower() and not m.group(1).startswith("^")
+        if plain and before.isascii() and (before.isalnum() or before == "_"):
+            continue
+        found.extend((m.start(), token) for token in _split(m.group(1)))
     seen: dict[str, None] = {}
-    for _, token in sorted(found):
+    for _, token in sorted(found, key=lambda f: f[0]):
         seen.setdefault(token, None)
     return list(seen)
+
+
+def _split(group: str) -> list[str]:
+    tokens: list[str] = []
+    for part in _SEP.split(group):
+        part = part.lstrip("^").strip()
+        if m := _RANGE.fullmatch(part):
+            a, b = int(m.group(1)), int(m.group(2))
+            span = range(a, b + 1) if a <= b <= a + _MAX_RANGE else (a, b)
+            tokens.extend(str(i) for i in span)
+        else:
+            tokens.append(_normal(part))
+    return tokens
+
+
+def _normal(token: str) -> str:
+    """``REF_009`` → ``ref_009``, ``３`` → ``3``: ids are lower case ASCII."""
+    head, _, digits = token.rpartition("_")
+    if digits.isdigit():  # int() reads any Unicode digit; keep the written zero padding
+        digits = str(int(digits)).zfill(len(digits))
+        return f"{head.lower()}_{digits}" if head else digits
+    return token
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
@@ -40,10 +41,34 @@ class References:
         return None
 
 
+# Characters XML 1.0 forbids even as references (§2.2 Char): C0 controls other than tab,
+# LF and CR, lone surrogates, U+FFFE and U+FFFF. PDFs (form feeds), terminals (ESC) and
+# database values carry them; one makes the whole document unparsable, so they go.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_chars(value: str) -> str:
+    """``value`` without the characters XML 1.0 forbids (a page break becomes a space)."""
+    return _NOT_XML.sub(lambda m: " " if m.group() in "\x0b\x0c" else "", value)
+
+
+def _text(value: str) -> str:
+    # escape() turns < > & into entities, so "</ref>" or "]]>" inside text stays text.
+    return escape(_xml_chars(value))
+
+
+def _comment(value: str) -> str:
+    """Text safe inside ``<!-- -->``: XML comments may not contain "--" (§2.5)."""
+    value = _xml_chars(value)
+    while "--" in value:
+        value = value.replace("--", "- -")
+    return value
+
+
 def _attr(value: str) -> str:
     """An XML attribute value for double quotes (saxutils.quoteattr's escapes, faster)."""
     return (
-        value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        _xml_chars(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         .replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
         .replace("\t", "&#9;")
     )  # fmt: skip
@@ -51,15 +76,14 @@ def _attr(value: str) -> str:
 
 def _ref_xml(item: Item, index: int) -> str:
     cid = item.citation_id or f"ref_{index:03d}"
-    # Only id, type, weight and source are ours (safe); title, url and text are escaped.
+    # Type, weight and source are ours (safe); id, title, url and text are escaped.
     attr = f'id="{_attr(cid)}" index="{index}" type="{item.type}" weight="{item.weight:g}" '
     attr += f'source="{item.source}"'
     if item.title:
         attr += f' title="{_attr(item.title)}"'
     if item.url:
         attr += f' url="{_attr(item.url)}"'
-    # escape() turns < > & into entities, so "</ref>" or "]]>" inside retrieved text stays text.
-    return f"<ref {attr}>{escape(item.content)}</ref>"
+    return f"<ref {attr}>{_text(item.content)}</ref>"
 
 
 def build_references(
@@ -90,7 +114,7 @@ def build_references(
     if omitted:
         parts.append(
             f"<!-- {len(omitted)} more references omitted (budget {budget_chars:,} "
-            f"characters): {', '.join(omitted)} -->"
+            f"characters): {_comment(', '.join(omitted))} -->"
         )
     parts.append("</references>")
     return References(
