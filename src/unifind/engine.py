@@ -143,6 +143,11 @@ class Searcher:
         await self._aclose_legs()
         self.close()
 
+    def leg(self, name: str) -> Any:
+        """The runner of leg ``name`` (``web``, ``kb``, ``db``), built on first use; None when
+        this build lacks it."""
+        return self._leg(name)
+
     def _leg(self, leg: str) -> Any:
         if leg in self._legs:
             return self._legs[leg]
@@ -186,7 +191,6 @@ class Searcher:
 
     async def _search(self, req: SearchRequest, principal: Principal | None) -> SearchResult:
         t0 = time.perf_counter()
-
         runner = self._leg(req.type)
         if runner is None:
             text = f"the {req.type} leg is not available in this build"
@@ -234,7 +238,10 @@ class Searcher:
         principal: Principal | None = None,
         timeout_s: float | None = None,
         trace: Trace | None = None,
+        record: bool | None = None,
     ) -> SearchResults:
+        # ``record`` defaults to "the caller named the request"; a surface that makes an id
+        # up for its client (to announce it before the legs run) passes ``record=False``.
         t0 = time.perf_counter()
         reqs = list(reqs)
         if trace is not None:
@@ -272,7 +279,7 @@ class Searcher:
             took_ms=_ms(t0),
             results=cited,
         )
-        if request_id is not None:
+        if request_id is not None and record is not False:
             await self._save(results, request_id, chat_id, principal, reqs)
         if trace is not None:
             self._summarise(trace, results)
@@ -342,7 +349,7 @@ class Searcher:
         ok = res.status is not Overall.UNAVAILABLE or not failed
         reason = ", ".join(sorted({r.reason.value for r in failed if r.reason})) or "none"
         key = "leg_completed" if ok else "leg_failed"
-        data = {"leg": req.type, "status": res.status.value, "hits": len(res.items)}
+        data = {"leg": req.type, "status": res.status.value, "hits": len(res.items), "result": res}
         ev = trace.emit("leg", key, data=data, leg=req.type, hits=len(res.items), reason=reason)
         trace.finish(node, ok=ok, text=ev.message)
         return res

@@ -159,3 +159,29 @@ def test_every_operation_is_declared_once() -> None:
     assert {"search", "fetch", "sources", "kb.ingest", "ready"} <= set(OPERATIONS)
     assert OPERATIONS["search"].streams and OPERATIONS["fetch"].open_world
     assert not OPERATIONS["kb.create"].read_only and OPERATIONS["sources"].read_only
+
+
+async def test_only_caller_named_requests_are_recorded(ops: Operations) -> None:
+    made_up = await ops.search(SearchInput(query="refunds"))
+    assert ops.searches(made_up.request_id) == []
+    named = await ops.search(SearchInput(query="refunds", request_id="turn-9"))
+    [record] = ops.searches("turn-9")
+    assert record.query == "refunds"
+    ref = ops.reference("turn-9", 1)
+    assert ref is not None and ref["citation_id"] == named.items[0].citation_id
+
+
+async def test_stream_announces_the_request_id_it_finishes_with(ops: Operations) -> None:
+    events = [ev async for ev in ops.search_stream(SearchInput(query="refunds"))]
+    rid = events[0].data["request_id"]
+    assert events[-1].data["output"].request_id == rid
+    again = await ops.search(SearchInput(query="shipping refunds", request_id=rid))
+    first = {
+        i["chunk_id"]: i["citation_id"]
+        for ev in events
+        if ev.kind == "items"
+        for i in ev.data["items"]
+    }
+    for item in again.items:  # a client reusing the announced id continues its numbering
+        if item.chunk_id in first:
+            assert item.citation_id == first[item.chunk_id]

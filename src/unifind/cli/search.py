@@ -42,7 +42,7 @@ async def _stream(
         if ev.kind == "done":
             results = ev.data["results"]
         if as_json:
-            data = {k: v for k, v in ev.data.items() if k != "results"}
+            data = {k: v for k, v in ev.data.items() if k not in ("results", "result")}
             print_json_line({"event": ev.kind, "message": ev.message, "ts": ev.ts, **data})
         else:
             err_console.print(f"[dim]{ev.kind:>8}[/dim] {escape(ev.message)}")

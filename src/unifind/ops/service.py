@@ -28,7 +28,7 @@ from unifind.ops.models import (
     SearchOutput,
     SourcesOutput,
 )
-from unifind.ops.stream import OpEvent, search_events
+from unifind.ops.stream import OpEvent, engine_kw, search_events
 from unifind.types import (
     Item,
     LegReport,
@@ -97,7 +97,7 @@ class Operations:
         t0 = time.perf_counter()
         reqs = build_requests(inp)
         rid = inp.request_id or new_request_id()
-        results = await self.run(inp, reqs, self._principal(principal))
+        results = await self.run(inp, reqs, rid, self._principal(principal))
         return await self.finish(inp, results, rid, t0)
 
     def search_stream(
@@ -111,17 +111,11 @@ class Operations:
         return search_events(self, inp, reqs, rid, self._principal(principal), locale=locale)
 
     async def run(
-        self, inp: SearchInput, reqs: Sequence[SearchRequest], principal: Principal | None
+        self, inp: SearchInput, reqs: Sequence[SearchRequest], rid: str, principal: Principal | None
     ) -> SearchResults:
         """The engine call behind :meth:`search` (records only caller-named requests)."""
         gather = getattr(self.searcher, inp.mode)
-        results: SearchResults = await gather(
-            reqs,
-            request_id=inp.request_id,
-            chat_id=inp.chat_id,
-            principal=principal,
-            timeout_s=inp.timeout_s,
-        )
+        results: SearchResults = await gather(reqs, **engine_kw(inp, rid, principal))
         return results
 
     def fused(self, results: Sequence[SearchResult], rid: str, limit: int) -> list[Item]:

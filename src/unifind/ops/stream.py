@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from unifind.ops.models import SearchInput
     from unifind.ops.service import Operations
 
+
 EventKind = Literal["plan", "leg", "items", "references", "done", "error"]
 
 
@@ -31,6 +32,18 @@ class OpEvent:
     data: dict[str, Any] = field(default_factory=dict)
     message: str = ""
     """A localised progress line (``Found 7 references``) where one applies."""
+
+
+def engine_kw(inp: SearchInput, rid: str, principal: Principal | None) -> dict[str, Any]:
+    """The engine's keywords for ``inp``: the announced request id, recorded only when the
+    caller named it (a made-up id keeps its citation context, so a client may reuse it)."""
+    return {
+        "request_id": rid,
+        "record": inp.request_id is not None,
+        "chat_id": inp.chat_id,
+        "principal": principal,
+        "timeout_s": inp.timeout_s,
+    }
 
 
 def plan_data(inp: SearchInput, reqs: Sequence[SearchRequest], rid: str) -> dict[str, Any]:
@@ -56,13 +69,7 @@ async def search_events(
     finished: list[SearchResult] = []
     results: SearchResults | None = None
     events = ops.searcher.stream(
-        reqs,
-        mode=inp.mode,
-        locale=locale,
-        request_id=inp.request_id,
-        chat_id=inp.chat_id,
-        principal=principal,
-        timeout_s=inp.timeout_s,
+        reqs, mode=inp.mode, locale=locale, **engine_kw(inp, rid, principal)
     )
     async with aclosing(events) as stream:
         async for ev in stream:
