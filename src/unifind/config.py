@@ -42,6 +42,23 @@ class KBSettings(BaseModel):
     never lost on any of the five sets (BENCHMARKS.md)."""
 
 
+class ServerSettings(BaseModel):
+    """The HTTP server (``unifind serve``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    max_body_bytes: int = Field(default=25 * 1024 * 1024, ge=1)
+    """Largest request body of an upload or document ingest; larger is refused with 413."""
+    max_json_bytes: int = Field(default=1024 * 1024, ge=1)
+    """Largest JSON body of every other request (a search, a fetch, a new collection)."""
+    heartbeat_s: float = Field(default=10.0, gt=0)
+    """Seconds between SSE heartbeat comments, so proxies keep an idle stream open."""
+    auth: bool = True
+    """Require ``Authorization: Bearer <key>``; off is allowed only on a loopback host."""
+
+
 class Settings(BaseModel):
     """Everything unifind reads from configuration."""
 
@@ -78,6 +95,7 @@ class Settings(BaseModel):
     """MCP servers for ``mcp:<server>.<tool>`` stages: ``{command, args, env}`` or ``{url}``."""
     web: dict[str, Any] = Field(default_factory=dict)
     db: dict[str, Any] = Field(default_factory=dict)
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     @property
     def kb_path(self) -> Path:

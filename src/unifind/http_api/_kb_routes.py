@@ -1,0 +1,96 @@
+"""Routes for KB collections, documents and ingest: thin maps onto ``Operations.kb``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, File, Path, Query, Request, UploadFile
+from fastapi.responses import Response
+from pydantic import BaseModel
+
+from unifind.http_api._auth import Caller
+from unifind.http_api._errors import ERRORS, error_response
+from unifind.http_api._routes import json_response, ops_of
+from unifind.ops import OPERATIONS, CollectionIn, CollectionOut, DocumentOut, IngestOutput
+from unifind.ops.models import TextDocumentIn
+
+router = APIRouter(prefix="/v1/collections", responses=ERRORS, tags=["kb"])
+
+Name = Annotated[str, Path(description="The collection's name.", max_length=256)]
+
+
+def _summary(name: str) -> str:
+    return OPERATIONS[name].summary
+
+
+@router.get("", response_model=list[CollectionOut], summary=_summary("kb.collections"))
+def collections(request: Request, who: Caller) -> Response:
+    return json_response(ops_of(request).kb.collections(principal=who))
+
+
+@router.post("", response_model=CollectionOut, status_code=201, summary=_summary("kb.create"))
+def create(body: CollectionIn, request: Request, who: Caller) -> Response:
+    return json_response(ops_of(request).kb.create(body, principal=who), 201)
+
+
+@router.get("/{name}", response_model=CollectionOut, summary="One collection.")
+def collection(name: Name, request: Request, who: Caller) -> Response:
+    return json_response(ops_of(request).kb.collection(name, principal=who))
+
+
+class DeletedName(BaseModel):
+    """What a delete removed."""
+
+    deleted: str
+
+
+@router.delete("/{name}", response_model=DeletedName, summary=_summary("kb.delete"))
+def delete(name: Name, request: Request, who: Caller) -> DeletedName:
+    ops_of(request).kb.delete(name, principal=who)
+    return DeletedName(deleted=name)
+
+
+@router.get("/{name}/documents", response_model=list[DocumentOut], summary=_summary("kb.documents"))
+def documents(
+    name: Name,
+    request: Request,
+    who: Caller,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
+) -> Response:
+    docs = ops_of(request).kb.documents(name, limit=limit, offset=offset, principal=who)
+    return json_response(docs)
+
+
+@router.post(
+    "/{name}/documents",
+    response_model=IngestOutput,
+    summary="Ingest documents given as text or as URLs (fetched SSRF-safe).",
+)
+async def ingest(name: Name, body: list[TextDocumentIn], request: Request, who: Caller) -> Response:
+    return json_response(await ops_of(request).kb.ingest(name, body, principal=who))
+
+
+@router.post(
+    "/{name}/files",
+    response_model=IngestOutput,
+    summary="Ingest uploaded files (txt, md, html, pdf, docx); each keeps its file name.",
+)
+async def upload(
+    name: Name,
+    files: Annotated[list[UploadFile], File(description="One or more files.")],
+    request: Request,
+    who: Caller,
+) -> Response:
+    loaded = [(f.filename or "file", await f.read()) for f in files]
+    return json_response(await ops_of(request).kb.ingest_files(name, loaded, principal=who))
+
+
+@router.delete(
+    "/{name}/documents/{doc_id:path}", response_model=DeletedName, summary=_summary("kb.remove")
+)
+def remove(name: Name, doc_id: str, request: Request, who: Caller) -> Response:
+    if not ops_of(request).kb.remove(name, doc_id, principal=who):
+        msg = f"collection {name!r} has no document {doc_id!r}"
+        return error_response(404, msg, field="doc_id")
+    return json_response(DeletedName(deleted=doc_id))
