@@ -7,9 +7,16 @@ from typing import Annotated
 
 import typer
 
+HELP = (
+    "Run the MCP server on stdio.\n\n"
+    "Tools: search (knowledge base, web, databases), fetch (read a page), sources (what can "
+    "be searched). Every call acts as the configured principal (settings.principal). "
+    "Client configuration snippets: docs/mcp.md."
+)
+
 
 def register(app: typer.Typer) -> None:
-    app.command("mcp")(mcp)
+    app.command("mcp", help=HELP)(mcp)
 
 
 def mcp(
@@ -17,12 +24,7 @@ def mcp(
         Path | None, typer.Option(help="Config file (default: UNIFIND_CONFIG).", exists=True)
     ] = None,
 ) -> None:
-    """Run the MCP server on stdio.
-
-    Tools: search (knowledge base, web, databases), fetch (read a page), sources (what can
-    be searched). Every call acts as the configured principal. See docs/mcp.md for the
-    client configuration snippets.
-    """
+    """Run the MCP server on stdio."""
     import anyio
 
     from unifind import MissingDependency, load_settings

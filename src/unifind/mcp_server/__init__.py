@@ -14,7 +14,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
     raise MissingDependency("mcp", "mcp") from exc
 
-from unifind.mcp_server.http import McpHttp, starlette_app, streamable_http_app
+from unifind.mcp_server.http import McpHttp, streamable_http_app
 from unifind.mcp_server.server import PrincipalResolver, build_server
 from unifind.mcp_server.stdio import serve_stdio
 
@@ -23,6 +23,5 @@ __all__ = [
     "PrincipalResolver",
     "build_server",
     "serve_stdio",
-    "starlette_app",
     "streamable_http_app",
 ]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -82,20 +80,3 @@ def streamable_http_app(
         security_settings=transport_security,
     )
     return McpHttp(app=StreamableHTTPASGIApp(manager), session_manager=manager)
-
-
-def starlette_app(
-    ops: Operations, resolve_principal: PrincipalResolver, *, path: str = "/mcp", **options: Any
-) -> Any:
-    """A Starlette app serving only the MCP endpoint at ``path`` (tests, benchmarks, embeds)."""
-    from starlette.applications import Starlette
-    from starlette.routing import Route
-
-    mcp = streamable_http_app(ops, resolve_principal, **options)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> AsyncIterator[None]:
-        async with mcp.lifespan():
-            yield
-
-    return Starlette(routes=[Route(path, endpoint=mcp.app)], lifespan=lifespan)

@@ -131,14 +131,19 @@ def search_result(out: SearchOutput, query: str, budget: int) -> tuple[str, dict
             f"… [truncated: {len(cut)} more result{'s' if len(cut) > 1 else ''} ({span}) "
             "not shown to stay within max_chars; raise max_chars or lower max_results]\n"
         )
-        data["truncated"] = {"omitted": [i.citation_id for i in cut], "max_chars": budget}
+        data["truncated"] = {
+            "omitted": len(cut),
+            "first_omitted": cut[0].citation_id,
+            "last_omitted": cut[-1].citation_id,
+            "max_chars": budget,
+        }
     return head + body + tail, data
 
 
 def _fit(items: list[Item], fixed: int, data: dict[str, Any], budget: int) -> tuple[str, int]:
     """Add whole items while text and structured content both stay within ``budget``."""
     # Room for the truncation line and the structured "truncated" field, if needed.
-    reserve = 200 + 12 * len(items)
+    reserve = 200
     body, size, shown = "", len(json.dumps(data, ensure_ascii=False)), 0
     for item in items:
         piece = _item_text(item) + "\n"
