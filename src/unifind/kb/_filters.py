@@ -17,20 +17,35 @@ from unifind.errors import InputError
 _SCALARS = (str, int, float, bool, type(None))
 
 
+def check_filters(filters: Mapping[str, Any] | None) -> None:
+    """Raise ``InputError`` naming the filter whose key or value has the wrong type.
+
+    The KB leg calls it before any stage runs, so a bad filter is bad input (an error),
+    not a store failure (an ``unavailable`` result).
+    """
+    for key, value in (filters or {}).items():
+        _values(key, value)
+
+
+def _values(key: Any, value: Any) -> list[Any]:
+    if not isinstance(key, str):
+        raise InputError(f"filter keys are metadata names (str), got {key!r}")
+    values = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
+    for v in values:
+        if not isinstance(v, _SCALARS):
+            raise InputError(
+                f"filter {key!r}: values must be str, number, bool or None "
+                f"(or a list of them for any-of), got {type(v).__name__}"
+            )
+    return values
+
+
 def filter_sql(filters: Mapping[str, Any]) -> tuple[str, list[Any]]:
     """``(condition, params)``; the condition is ``1`` when there are no filters."""
     clauses: list[str] = []
     params: list[Any] = []
     for key, value in filters.items():
-        if not isinstance(key, str):
-            raise InputError(f"filter keys are metadata names (str), got {key!r}")
-        values = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
-        for v in values:
-            if not isinstance(v, _SCALARS):
-                raise InputError(
-                    f"filter {key!r}: values must be str, number, bool or None "
-                    f"(or a list of them for any-of), got {type(v).__name__}"
-                )
+        values = _values(key, value)
         if not values:
             clauses.append("0")  # any-of an empty list matches nothing
         elif key == "document_id":

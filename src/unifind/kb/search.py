@@ -13,6 +13,7 @@ import numpy as np
 
 from unifind.analysis import Analyzer, get_analyzer
 from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable
+from unifind.kb._filters import check_filters
 from unifind.kb.base import ChunkRecord, CollectionInfo, Hit
 from unifind.rank.fusion import convex, rrf
 from unifind.types import (
@@ -55,11 +56,22 @@ def _report(coll: str, stage: str, status: Status, **kw: Any) -> LegReport:
 
 
 def clip_query(query: str) -> tuple[str, tuple[str, ...]]:
-    """Cut an over-long query (a pasted document) to MAX_QUERY_CHARS and say so."""
-    if len(query) <= MAX_QUERY_CHARS:
-        return query, ()
-    note = f"query truncated from {len(query):,} to {MAX_QUERY_CHARS:,} characters"
-    return query[:MAX_QUERY_CHARS], (note,)
+    """Cut an over-long query (a pasted document) to MAX_QUERY_CHARS and say so.
+
+    Lone surrogates (undecodable bytes smuggled in by ``surrogateescape``) become U+FFFD,
+    with a note: tokenizers refuse them, which would fail every stage of the leg.
+    """
+    fixed = query if query.isascii() else _valid_unicode(query)
+    notes = ("query had invalid Unicode (lone surrogates): replaced by U+FFFD",) * (fixed != query)
+    if len(fixed) <= MAX_QUERY_CHARS:
+        return fixed, notes
+    note = f"query truncated from {len(fixed):,} to {MAX_QUERY_CHARS:,} characters"
+    return fixed[:MAX_QUERY_CHARS], (*notes, note)
+
+
+def _valid_unicode(text: str) -> str:
+    # Through UTF-16: a stray surrogate decodes to one U+FFFD, a split pair rejoins.
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _plan(kb: KnowledgeBase, info: CollectionInfo, mode: str) -> tuple[bool, Any, LegReport | None]:
@@ -139,6 +151,7 @@ async def search_collections(
     """
     t0 = time.perf_counter()
     query, notes = clip_query(req.query)
+    check_filters(req.filters)  # a wrong type is bad input, not a failing store
     infos = kb.infos(req.collections, principal) if req.collections else kb.visible(principal)
     if not infos:
         hint = "no collections to search: create one with `unifind kb create NAME`"
