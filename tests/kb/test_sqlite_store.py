@@ -357,7 +357,7 @@ def test_hnsw_sidecar_is_reconciled_not_rebuilt(
     assert builds == []
 
 
-@pytest.mark.parametrize("damage", ["corrupt", "delete", "truncate"])
+@pytest.mark.parametrize("damage", ["corrupt", "delete", "truncate", "[1, 2]", "null", '"x"'])
 def test_damaged_sidecar_is_rebuilt(pair: tuple[SQLiteStore, SQLiteStore], damage: str) -> None:
     hnsw, exact = pair
     rng = np.random.default_rng(4)
@@ -370,8 +370,10 @@ def test_damaged_sidecar_is_rebuilt(pair: tuple[SQLiteStore, SQLiteStore], damag
         index_path.write_bytes(bytes(data))
     elif damage == "delete":
         index_path.unlink()
-    else:
+    elif damage == "truncate":
         index_path.write_bytes(bytes(data[:100]))
+    else:  # valid JSON that is not an object
+        meta_path.write_text(damage)
     with SQLiteStore(hnsw.path, hnsw_threshold=50, hnsw_background=False) as reopened:
         _same_results(reopened, exact, rng, limit=10)
     meta = json.loads(meta_path.read_text())

@@ -168,6 +168,9 @@ def _load(paths: tuple[Path, Path], collection_id: int, dim: int) -> Any | None:
         data = index_path.read_bytes()
     except (OSError, ValueError):
         return None
+    if not isinstance(meta, dict):  # valid JSON, but not what save() writes
+        log.info("HNSW sidecar %s has no metadata object; rebuilding", meta_path)
+        return None
     expected = (meta.get("format"), meta.get("collection_id"), meta.get("dim"))
     if expected != (_FORMAT, collection_id, dim):
         return None
