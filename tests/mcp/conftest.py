@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 import uvicorn
 import yaml
+from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from mcp import Client
 from unifind import KnowledgeBase, Searcher, load_settings
 from unifind.mcp_server import streamable_http_app
 from unifind.ops import Operations

@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from mcp import Client
 from unifind.testing.web_server import FakeWebServer
 
 from .conftest import ARTICLE_WORDS, stdio_params

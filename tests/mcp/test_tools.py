@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from mcp import Client
 from mcp.server import Server
 
-from mcp import Client
 from unifind import Searcher, load_settings
 from unifind.mcp_server import build_server
 from unifind.mcp_server.args import ArgumentError, fetch_input, search_input
