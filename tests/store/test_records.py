@@ -366,3 +366,47 @@ def test_from_settings_honours_records_url(tmp_path: Path) -> None:
     assert (tmp_path / "elsewhere.sqlite").is_file()
     assert not (tmp_path / "home").exists()
     rs.close()
+
+
+# -- an unusable records_url never costs a search its results (issue #9) ------------------
+
+UNUSABLE = ["not a url", "mysql+pymysql://u:s3cret@127.0.0.1/x"]
+
+
+@pytest.mark.parametrize("url", UNUSABLE)
+def test_from_settings_with_an_unusable_url_logs_on_save_and_raises_on_read(
+    tmp_path: Path, url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    if url.startswith("mysql") and importlib.util.find_spec("pymysql") is not None:
+        pytest.skip("pymysql is installed, so nothing is missing")
+    settings = Settings.model_validate({"home": tmp_path / "home", "records_url": url})
+    rs = RecordStore.from_settings(settings)
+    with caplog.at_level(logging.WARNING, logger="unifind.store.records"):
+        assert rs.try_save(SearchRecord(request_id="req_u", leg="kb")) is None
+    assert "req_u" in caplog.text and "s3cret" not in caplog.text
+    assert ("invalid records URL" in caplog.text) or ('pip install "unifind[mysql]"' in caplog.text)
+    with pytest.raises(ConfigError):
+        rs.get_searches("req_u")
+    assert "s3cret" not in rs.url
+    rs.close()
+
+
+@pytest.mark.parametrize("url", UNUSABLE)
+async def test_a_search_with_a_request_id_keeps_its_results(tmp_path: Path, url: str) -> None:
+    if url.startswith("mysql") and importlib.util.find_spec("pymysql") is not None:
+        pytest.skip("pymysql is installed, so nothing is missing")
+    from unifind import KnowledgeBase, Searcher, SearchRequest
+
+    home = tmp_path / "home"
+    with KnowledgeBase.open(Settings(home=home)) as kb:
+        kb.create("docs", embedder=None)
+        kb.ingest_text("docs", "Refunds are paid within 30 days.", document_id="r")
+    searcher = Searcher(Settings.model_validate({"home": home, "records_url": url}))
+    try:
+        req = SearchRequest(type="kb", query="refunds", collections=["docs"])
+        results = await searcher.all([req], request_id="req_1")  # all() records the search
+        assert results.items and results.items[0].document_id == "r"
+        with pytest.raises(ConfigError):  # asking for the records says why there are none
+            searcher.get_searches("req_1")
+    finally:
+        await searcher.aclose()

@@ -121,12 +121,20 @@ class RecordStore:
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> RecordStore:
-        """``settings.records_url`` if set, else ``records.sqlite`` under ``settings.home``."""
+        """``settings.records_url`` if set, else ``records.sqlite`` under ``settings.home``.
+
+        A configured URL that can't be used (malformed, its driver missing) gives a store
+        whose every call raises why and whose ``try_save`` logs it: a search made with a
+        request_id keeps its results (issue #9), reading records still fails loudly.
+        """
         url = getattr(settings, "records_url", None)
         if not url:
             settings.home.mkdir(parents=True, exist_ok=True)
             url = sa.URL.create("sqlite", database=str(settings.home / "records.sqlite"))
-        return cls(url, **kwargs)
+        try:
+            return cls(url, **kwargs)
+        except ConfigError as exc:  # MissingDependency is a ConfigError too
+            return _Unusable(str(url), exc)
 
     @property
     def url(self) -> str:
@@ -174,7 +182,7 @@ class RecordStore:
         """
         try:
             return self.save(record)
-        except StoreError as exc:
+        except (StoreError, ConfigError) as exc:
             log.warning("search record for request %r not saved: %s", record.request_id, exc)
         except Exception:
             # Not a database fault, so a bug: keep the traceback, still don't fail the search.
@@ -337,3 +345,23 @@ def _record(row: Mapping[str, Any], refs: Sequence[Mapping[str, Any]]) -> Search
     data["created_at"] = _utc(data["created_at"])
     data["deleted_at"] = _utc(data["deleted_at"])
     return SearchRecord.model_validate({**data, "references": list(refs)})
+
+
+class _Unusable(RecordStore):
+    """A records store whose configured URL can't be used: every call raises why."""
+
+    def __init__(self, url: str, error: ConfigError) -> None:  # no engine can be made
+        self._url = re.sub(r"//[^/@]*@", "//***@", url)  # never log a password
+        self._error = error
+        self.tables = make_tables("unifind_", None)
+        self._ready, self._lock = False, threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def close(self) -> None:
+        pass
+
+    def _guard(self, what: str, fn: Callable[[], T]) -> T:
+        raise self._error.with_traceback(None)
