@@ -8,8 +8,10 @@ home; the same queries, in turn, against: ``ops.search`` in this process (the ba
 the MCP server in this process over the SDK's in-memory transport (the tool layer alone:
 arguments, streamed search, progress, rendering), ``python -m unifind.mcp_server`` over
 stdio, and the Streamable HTTP app under uvicorn in its own process on 127.0.0.1 (one
-worker, bearer key). Each surface is warmed up first; figures are milliseconds per call,
-and the overhead is the surface's p50 minus the baseline's (the issue's target: ≤ 5 ms).
+worker, bearer key; stateless, the factory's default, and stateful sessions; the client
+speaking the 2026-07-28 protocol and the older handshake). Each surface is warmed up
+first; figures are milliseconds per call, and the overhead is the surface's p50 minus the
+baseline's (the issue's target: ≤ 5 ms).
 """
 
 from __future__ import annotations
@@ -118,7 +120,7 @@ async def over_stdio(home: Path, calls: int, warmup: int) -> list[float]:
         return await timed(tool, calls, warmup)
 
 
-def serve_http(port: int) -> None:
+def serve_http(port: int, stateful: bool) -> None:
     """The HTTP server process: the factory's app under uvicorn, one worker."""
     import contextlib
 
@@ -132,7 +134,9 @@ def serve_http(port: int) -> None:
     from unifind.types import Principal
 
     searcher = Searcher()
-    mcp = streamable_http_app(Operations(searcher), lambda h: Principal() if h == KEY else None)
+    mcp = streamable_http_app(
+        Operations(searcher), lambda h: Principal() if h == KEY else None, stateless=not stateful
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> Any:
@@ -144,7 +148,7 @@ def serve_http(port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
-async def over_http(home: Path, calls: int, warmup: int, mode: str) -> list[float]:
+async def over_http(home: Path, calls: int, warmup: int, mode: str, stateful: bool) -> list[float]:
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
@@ -154,6 +158,7 @@ async def over_http(home: Path, calls: int, warmup: int, mode: str) -> list[floa
         port = int(s.getsockname()[1])
     env = {**os.environ, "UNIFIND_HOME": str(home), "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, __file__, "--serve-http", str(port)]
+    cmd += ["--stateful"] if stateful else []
     proc = subprocess.Popen(cmd, env=env)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
@@ -197,9 +202,11 @@ async def main(calls: int, warmup: int, docs: int) -> None:
         print(f"{docs} documents, {calls} calls per surface after {warmup} warm-up", flush=True)
         figures = await in_process(calls, warmup)
         figures["MCP stdio (subprocess)"] = await over_stdio(home, calls, warmup)
-        for mode in ("auto", "legacy"):
-            label = f"MCP streamable HTTP ({'2026' if mode == 'auto' else 'handshake'})"
-            figures[label] = await over_http(home, calls, warmup, mode)
+        for stateful in (False, True):
+            for mode in ("auto", "legacy"):
+                era = "2026-07-28" if mode == "auto" else "handshake"
+                label = f"MCP HTTP {'stateful' if stateful else 'stateless'}, {era}"
+                figures[label] = await over_http(home, calls, warmup, mode, stateful)
         report(figures)
 
 
@@ -209,8 +216,9 @@ if __name__ == "__main__":
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--docs", type=int, default=200)
     parser.add_argument("--serve-http", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--stateful", action="store_true", help=argparse.SUPPRESS)
     a = parser.parse_args()
     if a.serve_http:
-        serve_http(a.serve_http)
+        serve_http(a.serve_http, a.stateful)
     else:
         asyncio.run(main(a.calls, a.warmup, a.docs))
