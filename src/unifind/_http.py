@@ -111,21 +111,26 @@ def reason_for_status(status: int) -> Reason:
     return Reason.ERROR
 
 
+_MAX_RETRY_AFTER_S = 86_400.0
+
+
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from Retry-After: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)."""
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    # delay-seconds is 1*DIGIT in ASCII: str.isdigit() also passes "²" and "１２", which
+    # float() then refuses. A day caps a huge value: a typo must not bench a provider forever.
+    if value.isascii() and value.isdigit():
+        return min(float(value), _MAX_RETRY_AFTER_S)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None  # junk: the caller falls back to its default wait
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     now = time.time() if now is None else now
-    return max(0.0, when.timestamp() - now)
+    return min(max(0.0, when.timestamp() - now), _MAX_RETRY_AFTER_S)
 
 
 def decode(content: bytes, content_type: str = "") -> str:

@@ -18,6 +18,10 @@ def test_retry_after_seconds_and_http_date() -> None:
     assert parse_retry_after(date, now=now) == pytest.approx(30.0)
     assert parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now=now) == 0.0
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+    # Unicode digits aren't delay-seconds (they made float() raise); a huge value is capped.
+    assert parse_retry_after("²") is None and parse_retry_after("１２") is None
+    assert parse_retry_after("9" * 30) == 86_400.0
+    assert parse_retry_after(email.utils.formatdate(now + 1e9, usegmt=True), now=now) == 86_400.0
 
 
 @pytest.mark.parametrize(

@@ -132,6 +132,22 @@ async def test_fallback_is_reported_and_partial(server: FakeWebServer, tmp_path:
     assert "1 result from serper." in text and "tavily degraded (rate_limited)" in text
 
 
+@pytest.mark.parametrize("junk", ["²", "soon", "-5", "3.5", "Mon, 99 Foo 2015"])
+async def test_junk_retry_after_still_rate_limits_and_suspends(
+    server: FakeWebServer, tmp_path: Path, junk: str
+) -> None:
+    server.route("POST", "/search", Respond(429, headers={"Retry-After": junk}, json={}))
+    leg = leg_for(server, tmp_path)
+    first = await leg.search(SearchRequest(type="web", query="x"))
+    (report,) = first.reports
+    assert (report.status, report.reason) == (Status.DEGRADED, Reason.RATE_LIMITED)
+    assert "HTTP 429 (rate limited)" in (report.error or "")
+    again = (await leg.search(SearchRequest(type="web", query="x"))).reports[0]
+    assert again.reason == Reason.RATE_LIMITED
+    assert "suspended for 60s more after HTTP 429 (not called)" in (again.error or "")
+    assert len(server.requests) == 1
+
+
 async def test_without_fallback_only_the_choice_is_consulted(
     server: FakeWebServer, tmp_path: Path
 ) -> None:
