@@ -392,6 +392,7 @@ class Searcher:
         trace = Trace(locale)
         queue = trace.subscribe()
         task = asyncio.ensure_future(self._gather(mode, reqs, trace=trace, **kw))
+        getter: asyncio.Future[Event] | None = None
         try:
             while True:
                 if queue.empty() and task.done():
@@ -408,6 +409,8 @@ class Searcher:
                     return
         finally:
             task.cancel()
+            if getter is not None:  # a consumer that leaves mid-wait must not leak it
+                getter.cancel()
 
     @staticmethod
     def _unfinished(

@@ -124,3 +124,11 @@ def bearer(key: str) -> dict[str, str]:
 @pytest.fixture
 def auth() -> Callable[[str], dict[str, str]]:
     return bearer
+
+
+def _debug_tasks(server: LiveServer) -> list[str]:
+    async def names() -> list[str]:
+        return [repr(t) for t in asyncio.all_tasks()]
+
+    assert server.loop is not None
+    return asyncio.run_coroutine_threadsafe(names(), server.loop).result(5)

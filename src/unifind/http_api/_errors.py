@@ -16,6 +16,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from unifind.errors import Forbidden, InputError, StoreError, UnknownName
 
@@ -132,8 +133,9 @@ def install(app: FastAPI) -> None:
         log.warning("store unavailable: %s", exc)
         return error_response(503, f"a store is unavailable: {exc}")
 
-    @app.exception_handler(HTTPException)
-    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+    # Starlette's class: the router raises it for unknown routes and methods.
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         if exc.status_code == 404 and message == "Not Found":
             message = f"no route {request.method} {request.url.path}; see /openapi.json"
@@ -155,7 +157,9 @@ def validation_error(request: Request, exc: RequestValidationError) -> JSONRespo
     errors = list(exc.errors())
     parts, first_field, valid = [], None, None
     for err in errors:
-        loc = [p for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")]
+        loc = list(err.get("loc", ()))
+        if loc and loc[0] in ("body", "query", "path", "header"):
+            loc = loc[1:]  # where it came from, not part of the field's name
         where = ".".join(str(p) for p in loc)
         msg = str(err.get("msg", "")).removeprefix("Value error, ")
         parts.append(f"{where}: {msg}" if where else msg)

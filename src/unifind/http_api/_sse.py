@@ -68,6 +68,7 @@ class EventStream(Response):
         queue: asyncio.Queue[bytes] = asyncio.Queue()
         producer = asyncio.ensure_future(self._produce(queue))
         gone = asyncio.ensure_future(_disconnected(receive))
+        getter: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             while True:
@@ -89,10 +90,10 @@ class EventStream(Response):
         except OSError:
             return  # the client went away mid-send; the finally cancels the search
         finally:
-            for task in (producer, gone):
+            for task in (producer, gone, getter):
                 task.cancel()
             with suppress(asyncio.CancelledError):
-                await asyncio.gather(producer, gone, return_exceptions=True)
+                await asyncio.gather(producer, gone, getter, return_exceptions=True)
 
     async def _produce(self, queue: asyncio.Queue[bytes]) -> None:
         try:
