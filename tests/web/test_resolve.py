@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from unifind.errors import UnknownName
+from unifind.errors import ConfigError, UnknownName
 from unifind.types import Reason, SearchRequest, Status
 from unifind.web.leg import WebLeg
 from unifind.web.resolve import Resolver
@@ -60,11 +60,26 @@ def test_pin_wins_even_without_its_key() -> None:
     assert got[0] == ("tavily", "pinned")
 
 
-def test_unknown_config_pin_falls_through_with_a_note() -> None:
-    r = Resolver("search", {"search_provider": "nope"}, {})
-    found, notes = r.candidates(r.pin())
-    assert found[0].name == "duckduckgo"
-    assert "'nope' is not registered" in notes[0] and "tavily" in notes[0]
+@pytest.mark.parametrize(
+    ("web", "env", "where"),
+    [
+        ({"search_provider": "tavly"}, {}, "web.search_provider"),
+        ({}, {"UNIFIND_WEB_SEARCH_PROVIDER": "tavly"}, "UNIFIND_WEB_SEARCH_PROVIDER"),
+    ],
+)
+def test_a_misspelt_pin_is_refused_not_replaced(web: dict, env: dict, where: str) -> None:
+    # A pin is a pin (issue #9): a typo used to fall through to DuckDuckGo with a note.
+    with pytest.raises(
+        ConfigError, match=rf"{where} pins search provider 'tavly'.*valid: .*tavily"
+    ):
+        Resolver("search", web, env)
+    with pytest.raises(ConfigError, match="fetch provider 'jna'"):
+        Resolver("fetch", {"fetch_provider": "jna"}, {})
+    with pytest.raises(ConfigError, match="tavly"):
+        WebLeg(web, env=env)
+    r = Resolver("search", {}, {})
+    with pytest.raises(UnknownName, match=r"unknown web search provider 'nope'; valid: "):
+        r.candidates("nope")
 
 
 def test_search_and_fetch_resolve_independently() -> None:

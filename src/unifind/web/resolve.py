@@ -1,5 +1,9 @@
 """The resolution law (DESIGN §5), per operation: pin › first available keyed › zero-key default.
 
+A pin is a pin: one naming nothing registered (``web.search_provider: tavly``) is refused
+with the valid names when the resolver is built, never replaced by another provider
+(issue #9 overrides DESIGN §5's "falls through", which sent a typo to DuckDuckGo).
+
 Availability is a local check (is a key configured?), never a network probe. Search and
 fetch resolve independently, each over its own registry (``web_providers``,
 ``web_fetchers``), in registration order: built-ins first, then entry points.
@@ -11,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from unifind.errors import ConfigError
+from unifind.errors import ConfigError, UnknownName
 from unifind.registry import Registry, registry
 from unifind.web.model import PlugConfig
 
@@ -65,6 +69,21 @@ class Resolver:
         self.kind, self.web, self.env = kind, web_config, env
         self.plugs = plugs if plugs is not None else registry(REGISTRY_KIND[kind])
         self._instances: dict[str, Any] = {}
+        self._pin = self._configured_pin()
+
+    def _configured_pin(self) -> str | None:
+        """``web.<kind>_provider``, else the environment; a name not registered raises."""
+        var = f"UNIFIND_WEB_{self.kind.upper()}_PROVIDER"
+        for where, name in ((f"web.{PIN_KEY[self.kind]}", self.web.get(PIN_KEY[self.kind])),
+                            (var, self.env.get(var))):  # fmt: skip
+            if name:
+                if name not in self.names():
+                    raise ConfigError(
+                        f"{where} pins {self.kind} provider {name!r}, which is not registered; "
+                        f"valid: {', '.join(self.names())}"
+                    )
+                return str(name)
+        return None
 
     def names(self) -> list[str]:
         return self.plugs.names()
@@ -115,22 +134,18 @@ class Resolver:
 
     def pin(self, override: str | None = None) -> str | None:
         """The pinned name: the request's, else ``web.<kind>_provider``, else the environment."""
-        return (
-            override
-            or self.web.get(PIN_KEY[self.kind])
-            or self.env.get(f"UNIFIND_WEB_{self.kind.upper()}_PROVIDER")
-        )
+        return override or self._pin
 
     def candidates(self, pin: str | None = None) -> tuple[list[Choice], list[str]]:
-        """Plugs in the law's order (the first is the choice) and notes about the pin."""
-        names, notes, out = self.names(), [], []
-        if pin and pin in names:
+        """Plugs in the law's order (the first is the choice) and notes about the pin.
+
+        A ``pin`` not registered raises ``UnknownName`` listing the valid ones.
+        """
+        names, notes, out = self.names(), list[str](), list[Choice]()
+        if pin and pin not in names:
+            raise UnknownName(f"web {self.kind} provider", pin, names)
+        if pin:
             out.append(Choice(pin, "pinned", pinned=True))
-        elif pin:
-            notes.append(
-                f"pinned {self.kind} provider {pin!r} is not registered; fell through "
-                f"(valid: {', '.join(names)})"
-            )
         keyed_seen = False
         for name in names:
             info = self.info(name)
