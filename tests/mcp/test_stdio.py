@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -161,3 +162,22 @@ async def test_unifind_mcp_command_serves_stdio(seeded: Path, config: Path) -> N
     assert "- searxng: usable" in text and "used by default" in text
     assert result.structured_content is not None
     assert [c["name"] for c in result.structured_content["collections"]] == ["docs", "faq"]
+
+
+async def test_stdio_acts_as_the_configured_principal(
+    seeded: Path, config: Path, tmp_path: Path
+) -> None:
+    data = yaml.safe_load(config.read_text())
+    data["principal"] = {"tenant": "acme", "user": "ana", "roles": ["support"]}
+    acme = tmp_path / "acme.yaml"
+    acme.write_text(yaml.safe_dump(data))
+    async with Client(stdio_params(seeded, acme)) as client:
+        listed = await client.call_tool("sources", {})
+        found = await client.call_tool("search", {"query": "special", "collections": "acme-notes"})
+        other = await client.call_tool("search", {"query": "x", "collections": "globex-notes"})
+    assert listed.structured_content is not None
+    names = [c["name"] for c in listed.structured_content["collections"]]
+    assert sorted(names) == ["acme-notes", "docs", "faq"]
+    assert found.structured_content is not None
+    assert found.structured_content["items"][0]["collection"] == "acme-notes"
+    assert other.is_error and "Valid: acme-notes, docs, faq." in text_of(other)

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from unifind.errors import InputError, describe
+from unifind import InputError
 from unifind.ops import FetchInput, SearchInput
 from unifind.ops.models import _as_list
 
@@ -177,4 +177,5 @@ def _validated(model: type[_M], data: dict[str, Any]) -> _M:
     except ValidationError as exc:
         where = ".".join(str(p) for p in exc.errors()[0].get("loc", ()))
         arg = _FIELD_ARG.get(where) or ".".join(where.split(".")[:2]) or "arguments"
-        raise ArgumentError(arg, describe(exc)) from None
+        why = str(exc.errors()[0].get("msg", "invalid")).removeprefix("Value error, ")
+        raise ArgumentError(arg, why) from None

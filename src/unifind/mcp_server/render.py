@@ -11,8 +11,8 @@ import json
 import re
 from typing import Any
 
+from unifind import Item, LegReport
 from unifind.ops import FetchOutput, SearchOutput, SourcesOutput
-from unifind.types import Item, LegReport
 
 #: A result's snippet is cut here so one long chunk can't crowd out the rest.
 SNIPPET_CHARS = 1_200
