@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from .conftest import http_client
+import httpx
+import pytest
+
+from unifind import Searcher, load_settings
+
+from .conftest import http_client, serve
 
 
 def text_of(result: Any) -> str:
@@ -76,3 +82,25 @@ async def test_legacy_handshake_clients_are_served_too(http_url: str) -> None:
     assert not result.is_error
     assert result.structured_content is not None
     assert [i["citation_id"] for i in result.structured_content["items"]] == ["ref_001", "ref_002"]
+
+
+async def test_mounted_in_the_http_api_behind_its_api_keys(seeded: Path) -> None:
+    http_api = pytest.importorskip("unifind.http_api", reason="the HTTP API needs its extra")
+    from unifind.store.keys import KeyStore
+
+    searcher = Searcher(load_settings())
+    keys = KeyStore.from_settings(searcher.settings)
+    acme_key = keys.create("acme", "ana", ["support"])[1]
+    try:
+        with serve(http_api.create_app(searcher=searcher, keys=keys)) as base:
+            async with http_client(base + "/mcp", f"Bearer {acme_key}") as client:
+                listed = await client.call_tool("sources", {})
+            async with httpx.AsyncClient() as plain:
+                refused = await plain.post(base + "/mcp", json={})
+    finally:
+        keys.close()
+        searcher.close()
+    assert listed.structured_content is not None
+    names = {c["name"] for c in listed.structured_content["collections"]}
+    assert names == {"docs", "faq", "acme-notes"}
+    assert refused.status_code == 401
