@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("mcp", reason='the MCP server needs its extra: pip install "unifind[mcp]"')
+
 import uvicorn
 import yaml
 from mcp import Client
