@@ -35,7 +35,8 @@ def _as_list(v: Any) -> Any:
 
 
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Attribute docstrings become field descriptions in JSON Schema (OpenAPI, MCP tools).
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class KBSource(_In):
