@@ -23,7 +23,6 @@ in its metadata under ``"acl"`` (``{"tenant", "roles", "users"}``), so every sto
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -34,6 +33,7 @@ from unifind.analysis import get_analyzer
 from unifind.config import Settings, load_settings
 from unifind.embed.base import Embedder, Reranker, resolve_embedder, resolve_reranker
 from unifind.errors import EmbedderMismatch, Forbidden, InputError, UnknownName
+from unifind.kb._sync import LoopThread
 from unifind.kb.acl import ACL_KEY, OPERATOR, Caller, acl_of, can_change, can_see, make_acl
 from unifind.kb.acl import tenant_of as _tenant_of
 from unifind.kb.base import CollectionInfo, DocumentInfo, KBStore
@@ -67,6 +67,7 @@ class KnowledgeBase:
         self._embedders: dict[str, Embedder] = {}
         self._rerankers: dict[str, Reranker] = {}
         self._lock = threading.Lock()
+        self._sync = LoopThread("unifind-kb-sync")
 
     @classmethod
     def open(
@@ -79,6 +80,7 @@ class KnowledgeBase:
         return cls(store_cls(settings.kb_path), settings, embedder_factory=embedder_factory)
 
     def close(self) -> None:
+        self._sync.close()  # first: its worker threads hold store connections
         self.store.close()
 
     def __enter__(self) -> KnowledgeBase:
@@ -307,4 +309,4 @@ class KnowledgeBase:
 
     def search_sync(self, req: SearchRequest, *, principal: Caller = None) -> SearchResult:
         """Blocking form of :meth:`search` (for scripts; not inside a running event loop)."""
-        return asyncio.run(self.search(req, principal=principal))
+        return self._sync.run(self.search(req, principal=principal))
