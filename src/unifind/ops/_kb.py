@@ -147,13 +147,18 @@ class KBOps:
                 document_id=lambda path: f"upload:{names.get(path.name, path.name)}",
                 principal=p,
             )
+
+        def client(path: str) -> str:
+            return names.get(Path(path).name, path)
+
         outcomes = [
-            FileOutcome(
-                names.get(Path(o.path).name, o.path), o.document_id, o.status, o.chunks, o.error
-            )
+            FileOutcome(client(o.path), o.document_id, o.status, o.chunks, o.error)
             for o in report.outcomes
         ]
-        return _ingest_output(name, outcomes)
+        out = _ingest_output(name, outcomes)
+        return out.model_copy(
+            update={"stopped": report.stopped, "not_tried": [client(p) for p in report.not_tried]}
+        )
 
 
 def _collection(info: CollectionInfo) -> CollectionOut:
@@ -182,7 +187,16 @@ def _ingest_output(name: str, outcomes: Sequence[FileOutcome]) -> IngestOutput:
         )
         for o in outcomes
     ]
-    count = {
-        s: sum(r.status == s for r in rows) for s in ("added", "replaced", "unchanged", "failed")
-    }
-    return IngestOutput(collection=name, outcomes=rows, **count)
+
+    def count(status: str) -> int:
+        return sum(r.status == status for r in rows)
+
+    return IngestOutput(
+        collection=name,
+        outcomes=rows,
+        added=count("added"),
+        replaced=count("replaced"),
+        unchanged=count("unchanged"),
+        failed=count("failed"),
+        skipped=count("skipped"),
+    )

@@ -252,7 +252,7 @@ class IngestOutcome(BaseModel):
     name: str
     document_id: str | None = None
     status: str
-    """``added``, ``replaced``, ``unchanged`` or ``failed``."""
+    """``added``, ``replaced``, ``unchanged``, ``failed`` or ``skipped`` (not a file to read)."""
     chunks: int = 0
     error: str | None = None
 
@@ -265,7 +265,11 @@ class IngestOutput(BaseModel):
     replaced: int
     unchanged: int
     failed: int
+    skipped: int = 0
     outcomes: list[IngestOutcome]
+    stopped: str | None = None
+    """Why the batch stopped before its end (the disk is full); None when it ran through."""
+    not_tried: list[str] = Field(default_factory=list)
 
 
 class ModelOut(BaseModel):
