@@ -30,8 +30,14 @@ def _no_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 
 @pytest.fixture(autouse=True)
 def unifind_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Every test gets its own empty UNIFIND_HOME."""
+    """Every test gets its own empty UNIFIND_HOME, and no config file is found for it."""
     home = tmp_path / "unifind-home"
     monkeypatch.setenv("UNIFIND_HOME", str(home))
     monkeypatch.delenv("UNIFIND_CONFIG", raising=False)
+    # Config discovery reads ./unifind.yaml and $XDG_CONFIG_HOME/unifind/config.yaml: a
+    # developer's own must not leak in. An empty folder of its own, not tmp_path, where
+    # tests write config files they mean to pass explicitly.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    (cwd := tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(cwd)
     yield home

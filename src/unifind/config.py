@@ -102,10 +102,26 @@ class Settings(BaseModel):
         return self.home / "kb.sqlite"
 
 
+def config_candidates() -> list[Path]:
+    """Where a config file is looked for when neither ``path`` nor ``UNIFIND_CONFIG`` names
+    one, in order: ``./unifind.yaml``, then the user config dir (XDG Base Directory spec)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    # The spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+    base = Path(xdg) if os.path.isabs(xdg) else Path("~/.config").expanduser()
+    return [Path("unifind.yaml"), base / "unifind" / "config.yaml"]
+
+
+def find_config() -> Path | None:
+    """The config file :func:`load_settings` reads when given none (None: defaults only)."""
+    if named := os.environ.get("UNIFIND_CONFIG"):
+        return Path(named)
+    return next((p for p in config_candidates() if p.is_file()), None)
+
+
 def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) -> Settings:
-    """Read settings from ``path`` (or ``UNIFIND_CONFIG``), then the environment."""
+    """Read settings from ``path`` (else :func:`find_config`), then the environment."""
     data: dict[str, Any] = {}
-    path = path or os.environ.get("UNIFIND_CONFIG")
+    path = path or find_config()
     if path:
         try:
             loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}

@@ -9,11 +9,14 @@ named ``app`` or ``<command>_app`` that becomes the group ``<command>``.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
-from typing import Any
+from pathlib import PurePath
+from types import SimpleNamespace
+from typing import Annotated, Any, get_args, get_origin
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 #: command → (module that defines it, one-line help shown by ``unifind --help``).
 #: The help must match the command's own first line (tests/cli/test_lazy.py checks it).
@@ -43,13 +46,34 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("unifind.cli.serve", "Run the HTTP API and streamable MCP server"),
     "mcp": ("unifind.cli.mcp", "Run the MCP server on stdio"),
     "keys": ("unifind.cli.keys", "Create, list and revoke API keys"),
+    "logs": ("unifind.cli.logs", "Recorded searches: list, show, delete."),
+    "config": (
+        "unifind.cli.config",
+        "Which config file is used, the effective settings, and checking a file.",
+    ),
 }
+
+#: Shells whose completion script ``--show-completion`` prints (typer writes the scripts).
+SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
 
 
 class LazyGroup(TyperGroup):
     """A Typer group whose commands are imported on first use, listed from a table."""
 
     _listing = False
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if os.environ.get(COMPLETE_VAR):  # the shell asks for completions: typer answers
+            from typer._completion_classes import completion_init
+
+            completion_init()
+        return super().main(*args, **kwargs)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        params: list[Any] = super().get_params(ctx)
+        for param in params:
+            _in_words(param)
+        return params
 
     def list_commands(self, ctx: Any) -> list[str]:
         loaded = super().list_commands(ctx)
@@ -95,7 +119,58 @@ def _load(name: str) -> dict[str, Any]:
     commands = dict(typer.main.get_group(sub).commands)
     if name not in commands:
         return {name: _unavailable(name, f"{module_name} did not register {name!r}")}
+    for command in commands.values():
+        _humanize(command)
     return commands
+
+
+#: How a value's type reads in ``--help`` when its option names no metavar.
+_WORDS: dict[Any, str] = {int: "N", float: "NUMBER"}
+#: Enough of a click context for ``Command.get_help_option`` (it reads only this).
+_HELP_CTX = SimpleNamespace(help_option_names=["--help"])
+
+
+class _Argument(TyperArgument):
+    """An argument shown by its metavar alone (``QUERY``), as click and most CLIs show it."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None  # typer would add the Python type (``<str>``): the metavar says it
+
+    def _usage_display_name(self) -> str:
+        name = str(self.metavar)
+        return name if self.required else f"[{name}]"
+
+
+def _humanize(command: Any) -> None:
+    """Give every parameter of ``command`` (and of its sub-commands) a type in words."""
+    for param in command.params:
+        _in_words(param)
+    help_option = command.get_help_option(_HELP_CTX)
+    if help_option is not None:
+        _in_words(help_option)
+    for sub in getattr(command, "commands", {}).values():
+        _humanize(sub)
+
+
+def _in_words(param: Any) -> None:
+    """``--limit N``, ``--config PATH``, ``QUERY``, flags bare: not ``<list[str]>``, ``<bool>``."""
+    if isinstance(param, TyperArgument):
+        if param.metavar is None:
+            param.metavar = _word(param) + ("..." if param.nargs != 1 else "")
+        param.__class__ = _Argument
+    elif param.metavar is None:
+        param.metavar = "" if getattr(param, "is_flag", False) else _word(param)
+
+
+def _word(param: Any) -> str:
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    if get_origin(annotation) is list:
+        (annotation,) = get_args(annotation)
+    if annotation in _WORDS:
+        return _WORDS[annotation]
+    if isinstance(annotation, type) and issubclass(annotation, PurePath):
+        return "PATH"
+    return (param.name or "value").upper()
 
 
 def _unavailable(name: str, why: str) -> TyperCommand:
@@ -117,13 +192,75 @@ app = typer.Typer(
     help="One search layer for AI agents: web, knowledge base and databases, cited and honest.",
     cls=LazyGroup,
     no_args_is_help=True,
+    # typer's own completion options detect the shell and take no name; ours take one.
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
+#: The variable the completion scripts set when the shell asks for completions.
+COMPLETE_VAR = "_UNIFIND_COMPLETE"
+
+
+def _version(value: bool) -> None:
+    if value:
+        from unifind import __version__
+
+        typer.echo(f"unifind {__version__}")
+        raise typer.Exit()
+
+
+def _shell(value: str | None) -> str | None:
+    if value is not None and value not in SHELLS:
+        raise typer.BadParameter(f"{value!r} is not a shell unifind completes: {', '.join(SHELLS)}")
+    return value
+
+
+def _show_completion(value: str | None) -> None:
+    if value is not None and _shell(value):
+        from typer._completion_shared import get_completion_script
+
+        typer.echo(
+            get_completion_script(prog_name="unifind", complete_var=COMPLETE_VAR, shell=value)
+        )
+        raise typer.Exit()
+
+
+def _install_completion(value: str | None) -> None:
+    if _shell(value):
+        from typer._completion_shared import install
+
+        shell, path = install(shell=value, prog_name="unifind", complete_var=COMPLETE_VAR)
+        typer.echo(f"{shell} completion installed in {path}; it works in new shells.")
+        raise typer.Exit()
+
 
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+    show_completion: Annotated[
+        str | None,
+        typer.Option(
+            "--show-completion",
+            metavar="SHELL",
+            callback=_show_completion,
+            is_eager=True,
+            help=f"Print the completion script for SHELL ({', '.join(SHELLS)}).",
+        ),
+    ] = None,
+    install_completion: Annotated[
+        str | None,
+        typer.Option(
+            "--install-completion",
+            metavar="SHELL",
+            callback=_install_completion,
+            is_eager=True,
+            help="Install completion for SHELL (in its start-up file).",
+        ),
+    ] = None,
+) -> None:
     """One search layer for AI agents: web, knowledge base and databases, cited and honest."""
 
 

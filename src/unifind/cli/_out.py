@@ -6,7 +6,8 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from pydantic import ValidationError
@@ -17,6 +18,16 @@ from rich.table import Table
 
 from unifind.errors import InputError, UnifindError, describe
 from unifind.types import Overall, SearchResult, Status
+
+if TYPE_CHECKING:
+    from unifind.config import Settings
+
+#: The help of every command's ``--config``: where settings come from, and what no flag sets.
+CONFIG_HELP = (
+    "YAML config file (default: $UNIFIND_CONFIG, else ./unifind.yaml, else "
+    "~/.config/unifind/config.yaml). Who you are (principal: tenant, user, roles) is set "
+    "there, never by a flag."
+)
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -32,6 +43,31 @@ _STATUS_STYLE = {
     Overall.PARTIAL: "yellow",
     Overall.UNAVAILABLE: "red",
 }
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 result``, ``2 results``, ``0 results`` (``many`` for an irregular plural)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def settings_for(
+    config: str | None = None, *, db_url: str | None = None, db_models: str | None = None
+) -> Settings:
+    """The settings of ``--config`` (else the discovered file), with ``--db``/``--models``."""
+    from unifind.config import Settings, load_settings
+
+    settings = load_settings(config)
+    if not (db_url or db_models):
+        return settings
+    if db_models and not Path(db_models).is_file():
+        raise InputError(f"--models {db_models}: no such file")
+    data = settings.model_dump()
+    db = dict(data.get("db") or {})
+    if db_url:
+        db["url"] = db_url
+    if db_models:
+        db["models"] = Path(db_models)
+    return Settings.model_validate({**data, "db": db})
 
 
 def print_json(data: Any) -> None:
@@ -51,14 +87,19 @@ def friendly_errors() -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+        print_error(str(exc))
         raise typer.Exit(2) from exc
     except UnifindError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+        print_error(str(exc))
         raise typer.Exit(1) from exc
     except ValidationError as exc:  # a request that doesn't validate: bad input
-        err_console.print(f"[red]error:[/red] {escape(validation_text(exc))}")
+        print_error(validation_text(exc))
         raise typer.Exit(2) from exc
+
+
+def print_error(text: str) -> None:
+    """``error: …`` on stderr, one line whatever the terminal's width (scripts grep it)."""
+    err_console.print(f"[red]error:[/red] {escape(text)}", soft_wrap=True)
 
 
 def validation_text(exc: ValidationError) -> str:
@@ -124,8 +165,11 @@ def print_reports(result: SearchResult) -> None:
     console.print(table)
     style = _STATUS_STYLE[result.status]
     shown = len(result.items)
-    total = f" of {result.total}" if result.total is not None else ""
+    if result.total is not None:
+        count = f"{shown} of {plural(result.total, 'result')}"
+    else:
+        count = plural(shown, "result")
     console.print(
         f"[bold]status:[/bold] [{style}]{result.status.value}[/{style}] · "
-        f"{shown}{total} results · {result.took_ms:.1f} ms"
+        f"{count} · {result.took_ms:.1f} ms"
     )

@@ -17,7 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from unifind import KnowledgeBase, load_settings
-from unifind.cli._out import console, err_console, friendly_errors, print_json
+from unifind.cli._out import console, err_console, friendly_errors, plural, print_json
+from unifind.errors import InputError, UnknownName
 from unifind.kb.acl import OPERATOR, Caller, acl_of
 from unifind.kb.base import CollectionInfo
 from unifind.kb.extract import supported_types
@@ -67,6 +68,8 @@ def create(
 ) -> None:
     """Create a collection in the store (the embedded SQLite file by default)."""
     with friendly_errors(), _open() as kb:
+        if not exist_ok and _exists(kb, name):
+            raise InputError(f"collection {name!r} already exists (pass --exist-ok to reuse it)")
         info = kb.create(
             name,
             embedder=None if no_embedder else embedder,
@@ -88,7 +91,8 @@ def create(
 def ingest(
     name: Name,
     paths: Annotated[
-        list[Path], typer.Argument(help="Files and folders (txt, md, html, pdf, docx).")
+        list[Path],
+        typer.Argument(metavar="PATH...", help="Files and folders (txt, md, html, pdf, docx)."),
     ],
     as_json: JsonOpt = False,
 ) -> None:
@@ -122,6 +126,14 @@ def ingest(
         raise typer.Exit(1)
 
 
+def _exists(kb: KnowledgeBase, name: str) -> bool:
+    try:
+        kb.collection(name, principal=_caller(kb))
+    except UnknownName:
+        return False  # absent, or another tenant's: create() says which
+    return True
+
+
 def _owner(info: CollectionInfo) -> str:
     """``shared``, or the owner tenant with the roles and users allowed in it."""
     acl = acl_of(info)
@@ -141,7 +153,7 @@ def _print_report(report: IngestReport) -> None:
         if o.reason == "unsupported":
             continue  # counted below: a folder of images needn't list every one
         s = style.get(o.status, "yellow")
-        detail = f"{o.chunks} chunks" if o.error is None else o.error
+        detail = plural(o.chunks, "chunk") if o.error is None else o.error
         console.print(f"[{s}]{o.status:>9}[/{s}]  {escape(o.path)}  [dim]{escape(detail)}[/dim]")
     c = _counts(report)
     console.print(", ".join(f"{v} {k}" for k, v in c.items()))
@@ -203,17 +215,35 @@ def docs(
 
 @kb_app.command("rm")
 def rm(
-    name: Name, document_id: Annotated[str, typer.Argument(help="Document id (see kb docs).")]
+    name: Name,
+    document_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="DOCUMENT",
+            help="Document id (see kb docs); a file's may be given relative to this folder.",
+        ),
+    ],
 ) -> None:
     """Remove one document from a collection (from every index)."""
     with friendly_errors(), _open() as kb:
-        if not kb.remove(name, document_id, principal=_caller(kb)):
-            err_console.print(
-                f"[red]error:[/red] no document {document_id!r} in {name!r} "
-                f"(see: unifind kb docs {name})"
-            )
-            raise typer.Exit(2)
-    console.print(f"removed {escape(document_id)}")
+        for candidate in _document_ids(document_id):
+            if kb.remove(name, candidate, principal=_caller(kb)):
+                console.print(f"removed {escape(candidate)}")
+                return
+    err_console.print(
+        f"[red]error:[/red] no document {document_id!r} in {name!r} (see: unifind kb docs {name})"
+    )
+    raise typer.Exit(2)
+
+
+def _document_ids(given: str) -> list[str]:
+    """``given``, then the resolved absolute path it may name: files are ingested under
+    theirs, so ``kb rm docs ./a.md`` finds ``/home/me/a.md``."""
+    try:
+        path = str(Path(given).expanduser().resolve())
+    except (OSError, RuntimeError):  # a link loop or an unreadable folder: not a file's id
+        return [given]
+    return list(dict.fromkeys([given, path]))
 
 
 @kb_app.command("delete")
@@ -226,6 +256,7 @@ def delete(
         who = _caller(kb)
         info = kb.collection(name, principal=who)
         if not yes:
-            typer.confirm(f"delete {name!r} and its {info.documents} documents?", abort=True)
+            typer.confirm(f"delete {name!r} and its {plural(info.documents, 'document')}?",
+                          abort=True)  # fmt: skip
         kb.delete(name, principal=who)
     console.print(f"deleted collection {escape(name)}")

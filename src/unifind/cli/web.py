@@ -11,9 +11,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from unifind.cli._out import cited, console, friendly_errors, print_json, print_result
+from unifind.cli._out import (
+    CONFIG_HELP,
+    cited,
+    console,
+    friendly_errors,
+    plural,
+    print_json,
+    print_result,
+)
 from unifind.config import load_settings
-from unifind.types import Overall, SearchRequest
+from unifind.types import LegReport, Overall, SearchRequest, Status
 from unifind.web.leg import DEFAULT_MAX_CHARS, WebLeg
 from unifind.web.render import render_fetch, render_results
 
@@ -25,9 +33,7 @@ web_app = typer.Typer(
     no_args_is_help=True,
 )
 
-ConfigOpt = Annotated[
-    str | None, typer.Option("--config", help="YAML config file (default: $UNIFIND_CONFIG).")
-]
+ConfigOpt = Annotated[str | None, typer.Option("--config", metavar="FILE", help=CONFIG_HELP)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 FallbackOpt = Annotated[
     bool | None,
@@ -89,9 +95,9 @@ def search(
 ) -> None:
     """Search the web; every provider consulted is reported, never a silent empty list.
 
-    The provider is resolved per DESIGN §5: a pin (--provider or web.search_provider) wins
-    even without its key (then degraded/no_key naming the variable); else the first
-    provider whose key is set; else SearXNG if a base URL is configured, else DuckDuckGo.
+    The provider is resolved so: a pin (--provider or web.search_provider) wins even
+    without its key (then degraded/no_key naming the variable); else the first provider
+    whose key is set; else SearXNG if a base URL is configured, else DuckDuckGo.
 
     Exit status: 0 when a provider answered (ok, or partial after a fallback), 1 when none
     could (unavailable: the report says why), 2 for bad input.
@@ -160,9 +166,29 @@ def fetch(
         raise typer.Exit(1)
 
 
-def providers(as_json: JsonOpt = False, config: ConfigOpt = None) -> None:
+def providers(
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Ask each usable search provider one tiny query (and each fetcher --url); "
+            "exit 1 when any failed.",
+        ),
+    ] = False,
+    url: Annotated[
+        str | None,
+        typer.Option(metavar="URL", help="With --check: the page each usable fetcher reads."),
+    ] = None,
+    as_json: JsonOpt = False,
+    config: ConfigOpt = None,
+) -> None:
     """List every search provider and fetcher, whether it can run here and why, and which
     one automatic resolution picks (a local check of keys and URLs, no network call)."""
+    if check:
+        _check(url, as_json, config)
+        return
+    if url is not None:
+        raise typer.BadParameter("--url goes with --check", param_hint="--url")
     with friendly_errors():
         leg = _leg(config)
         data: dict[str, Any] = {}
@@ -192,3 +218,48 @@ def providers(as_json: JsonOpt = False, config: ConfigOpt = None) -> None:
         for note in section["notes"]:
             console.print(f"[yellow]note:[/yellow] {escape(note)}")
         console.print()
+
+
+def _check(url: str | None, as_json: bool, config: str | None) -> None:
+    """Ask every usable plug for real; one row each: ok, or failed and why."""
+    with friendly_errors():
+        leg = _leg(config)
+        leg.cache = None  # a check must reach the provider, not an answer kept from before
+        rows = _run(leg, lambda w: _probe(w, url))
+    if as_json:
+        print_json(rows)
+    else:
+        for row in rows:
+            mark = "[green]ok[/green]    " if row["ok"] else "[red]failed[/red]"
+            name = f"{row['kind']} {row['name']}"
+            console.print(f"{mark} {escape(name):<22} {escape(row['detail'])}")
+        failed = sum(not row["ok"] for row in rows)
+        console.print(f"{plural(len(rows) - failed, 'provider')} ok, {failed} failed")
+    if any(not row["ok"] for row in rows):
+        raise typer.Exit(1)
+
+
+async def _probe(leg: WebLeg, url: str | None) -> list[dict[str, Any]]:
+    async def search(name: str) -> dict[str, Any]:
+        req = SearchRequest(type="web", query="unifind", limit=1, provider=name)
+        return _row("search", (await leg.search(req, fallback=False)).reports[0])
+
+    async def fetch(name: str) -> dict[str, Any]:
+        got = await leg.fetch(url or "", max_chars=200, provider=name, fallback=False)
+        return _row("fetch", got.report)
+
+    jobs = [search(n) for n in leg.searchers.names() if leg.searchers.info(n).usable]
+    if url is not None:
+        jobs += [fetch(n) for n in leg.fetchers.names() if leg.fetchers.info(n).usable]
+    return list(await asyncio.gather(*jobs))
+
+
+def _row(kind: str, report: LegReport) -> dict[str, Any]:
+    ok = report.status is Status.OK
+    if ok:
+        detail = f"answered in {report.took_ms:.0f} ms"
+    else:
+        reason = report.reason.value if report.reason else report.status.value
+        detail = f"{reason}: {report.error or report.note or 'no answer'}"
+    return {"kind": kind, "name": report.backend, "ok": ok, "detail": detail,
+            "took_ms": report.took_ms}  # fmt: skip

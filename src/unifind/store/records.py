@@ -276,12 +276,27 @@ class RecordStore:
         """The request's records that are not deleted, oldest first, with their references."""
         return self._guard("read search records", lambda: self._select(request_id, principal))
 
+    def recent(self, limit: int = 20, *, principal: Principal | None = None) -> list[SearchRecord]:
+        """The latest records that are not deleted, newest first, with their references."""
+        s = self.tables.searches
+        q = (
+            sa.select(s)
+            .where(s.c.deleted_at.is_(None), self._scope(principal))
+            .order_by(s.c.created_at.desc(), s.c.id.desc())
+            .limit(limit)
+        )
+        return self._guard("read search records", lambda: self._records(q))
+
     def _select(self, request_id: str, principal: Principal | None) -> list[SearchRecord]:
-        s, r = self.tables.searches, self.tables.refs
+        s = self.tables.searches
         where = (s.c.request_id == request_id, s.c.deleted_at.is_(None), self._scope(principal))
+        return self._records(sa.select(s).where(*where).order_by(s.c.created_at, s.c.id))
+
+    def _records(self, query: sa.Select[Any]) -> list[SearchRecord]:
+        """The records ``query`` selects from the searches table, in its order, with refs."""
+        r = self.tables.refs
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(s).where(*where).order_by(s.c.created_at, s.c.id))
-            records = [dict(row._mapping) for row in rows]
+            records = [dict(row._mapping) for row in conn.execute(query)]
             ids = [rec["id"] for rec in records]
             refs: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
             if ids:

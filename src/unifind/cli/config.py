@@ -1,0 +1,118 @@
+"""`unifind config`: which file is used, the effective settings, checking a file."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from unifind.cli._out import console, err_console, friendly_errors, print_json
+from unifind.config import config_candidates, find_config, load_settings
+from unifind.errors import ConfigError
+
+config_app = typer.Typer(
+    help="Which config file is used, the effective settings, and checking a file.",
+    no_args_is_help=True,
+)
+
+#: Keys whose values are secrets, shown masked (``api_key``, ``token``, ``password`` ...).
+_SECRET_KEY = re.compile(r"(api_?key|token|secret|password|passwd)$", re.I)
+#: ``scheme://user:password@host``: the password part of a URL.
+_URL_PASSWORD = re.compile(r"(?P<head>[a-z][a-z0-9+.\-]*://[^/@:\s]*:)[^/@\s]+(?=@)", re.I)
+MASK = "***"
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(config_app, name="config")
+
+
+@config_app.command("path")
+def path(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Print the config file in use (or that there is none) and where files are looked for."""
+    used = find_config()
+    named = os.environ.get("UNIFIND_CONFIG")
+    order = [("$UNIFIND_CONFIG", Path(named) if named else None)]
+    order += [(str(p), p) for p in config_candidates()]
+    if as_json:
+        print_json(
+            {
+                "path": str(used.absolute()) if used else None,
+                "search_order": [
+                    {"where": where, "path": str(p.absolute()) if p else None,
+                     "exists": bool(p and p.is_file())}
+                    for where, p in order
+                ],
+            }
+        )  # fmt: skip
+        return
+    console.print(escape(str(used.absolute())) if used else "none: built-in defaults")
+    console.print("[dim]looked for, in order:[/dim]")
+    for where, p in order:
+        if p is None:
+            state = "unset"
+        else:
+            state = "found" if p.is_file() else "missing"
+            where = f"{where} ({p.absolute()})" if where.startswith("$") else str(p.absolute())
+        console.print(f"  {escape(where)}  [dim]{state}[/dim]")
+
+
+@config_app.command("show")
+def show(
+    file: Annotated[
+        str | None,
+        typer.Option("--config", metavar="FILE", help="Show this file's settings instead."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Print the effective settings (file, environment and defaults); secrets masked."""
+    with friendly_errors():
+        settings = load_settings(file)
+    data = mask(settings.model_dump(mode="json"))
+    if as_json:
+        print_json(data)
+        return
+    import yaml
+
+    console.print(escape(yaml.safe_dump(data, sort_keys=False, allow_unicode=True)), end="")
+
+
+@config_app.command("check")
+def check(
+    file: Annotated[
+        str | None,
+        typer.Argument(metavar="FILE", help="The file to check (default: the one in use)."),
+    ] = None,
+) -> None:
+    """Validate a config file: exit 0 when it is valid, 2 with the error when not."""
+    target = Path(file) if file else find_config()
+    if target is None:
+        console.print("no config file in use: built-in defaults (see `unifind config path`)")
+        return
+    if not target.is_file():
+        err_console.print(f"[red]error:[/red] {escape(str(target))}: no such file")
+        raise typer.Exit(2)
+    try:
+        load_settings(target)
+    except ConfigError as exc:
+        err_console.print(f"[red]error:[/red] {escape(' '.join(str(exc).split()))}")
+        raise typer.Exit(2) from exc
+    console.print(f"{escape(str(target))}: valid")
+
+
+def mask(value: Any, key: str = "") -> Any:
+    """``value`` with secrets replaced by ``***``: values of secret-named keys, URL passwords."""
+    if isinstance(value, dict):
+        return {k: mask(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask(v, key) for v in value]
+    if isinstance(value, str):
+        if value and _SECRET_KEY.search(key):
+            return MASK
+        return _URL_PASSWORD.sub(rf"\g<head>{MASK}", value)
+    return value
