@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -72,6 +73,7 @@ def create_app(
         async with AsyncExitStack() as stack:
             for cm in mcp_lifespan:
                 await stack.enter_async_context(cm)
+            await asyncio.to_thread(_open_stores, searcher)
             yield
             if owned:
                 await searcher.aclose()
@@ -100,6 +102,18 @@ def create_app(
         local_only=not server.auth,
     )
     return app
+
+
+def _open_stores(searcher: Any) -> None:
+    """Open the KB and records stores before the first request, not inside one.
+
+    They open lazily on first use; two worker threads touching them at once would each
+    open one. A store that can't open is left to /ready to report, not a failed start.
+    """
+    try:
+        _ = searcher.kb, searcher.records
+    except Exception as exc:  # reported by /ready with the detail; the API still starts
+        log.warning("a store did not open at start: %s", exc)
 
 
 def _version() -> str:
