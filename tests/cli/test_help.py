@@ -62,3 +62,32 @@ def test_readme_opens_with_two_working_commands() -> None:
         assert (ROOT / script).is_file(), f"README names {script}, which doesn't exist"
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert lines[1].split()[1] in ci, ".ci/run must run the README's test command"
+
+
+#: How typer shows a Python type (``<list[str]>``, ``<bool>``, ``{query}``), and click's
+#: upper-case type names: not words a person reads as "a collection" or "a file".
+PYTHON_TYPES = re.compile(
+    r"<(?:str|bool|int|float|list|tuple|dict|Path)\b|\{[a-z_]+\}|\b(?:TEXT|INTEGER|LIST)\b"
+)
+
+
+def test_help_reads_as_words_without_internal_references() -> None:
+    root = typer.main.get_command(app)
+    ctx = root.make_context("unifind", ["--help"], resilient_parsing=True)
+    runner = CliRunner()
+    for path in [(), *_commands(root, ctx)]:
+        res = runner.invoke(app, [*path, "--help"], terminal_width=200)
+        assert res.exit_code == 0, (path, res.output)
+        text = res.output
+        assert not PYTHON_TYPES.search(text), (path, PYTHON_TYPES.search(text), text)
+        assert "§" not in text and "DESIGN" not in text, (path, text)
+
+
+def test_options_show_what_they_take() -> None:
+    runner = CliRunner()
+    text = runner.invoke(app, ["search", "--help"], terminal_width=200).output
+    for shown in ("QUERY", "--kb  COLLECTION", "--filter  KEY=VALUE", "--config  FILE",
+                  "--limit  N", "--db  URL"):  # fmt: skip
+        assert re.search(re.escape(shown).replace("\\ \\ ", r"\s+"), text), (shown, text)
+    text = runner.invoke(app, ["kb", "ingest", "--help"], terminal_width=200).output
+    assert "PATH..." in text and "Usage: unifind kb ingest [OPTIONS] NAME PATH..." in text

@@ -81,3 +81,39 @@ def test_stream_prints_progress(tmp_path: Path) -> None:
     code, out = run("search", "refund", "--kb", "docs", "--stream", "--lang", "zh")
     assert code == 0
     assert "正在搜索 1 个来源" in out and "找到 1 条参考资料" in out
+
+
+def test_create_on_an_existing_collection_names_the_cli_flag() -> None:
+    assert run("kb", "create", "docs", "--no-embedder")[0] == 0
+    code, out = run("kb", "create", "docs", "--no-embedder")
+    assert code == 2 and "--exist-ok" in out and "exist_ok" not in out
+    assert run("kb", "create", "docs", "--no-embedder", "--exist-ok")[0] == 0
+
+
+def test_rm_takes_a_path_relative_to_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nAlpha.\n")
+    (folder / "b.md").write_text("# B\n\nBeta.\n")
+    run("kb", "create", "docs", "--no-embedder")
+    assert run("kb", "ingest", "docs", str(folder))[0] == 0
+    monkeypatch.chdir(folder)
+    code, out = run("kb", "rm", "docs", "a.md")
+    assert code == 0 and f"removed {folder / 'a.md'}" in " ".join(out.split())
+    code, out = run("kb", "docs", "docs", "--json")
+    assert [d["document_id"] for d in json.loads(out)] == [str(folder / "b.md")]
+    code, out = run("kb", "rm", "docs", "a.md")
+    assert code == 2 and "no document 'a.md'" in out
+
+
+def test_counts_read_as_english(tmp_path: Path) -> None:
+    (tmp_path / "one.md").write_text("# One\n\nA single short chunk about refunds.\n")
+    run("kb", "create", "docs", "--no-embedder")
+    code, out = run("kb", "ingest", "docs", str(tmp_path / "one.md"))
+    out = " ".join(out.split())  # rich wraps long lines
+    assert code == 0 and "1 chunk" in out and "1 chunks" not in out
+    code, out = run("search", "refunds", "--kb", "docs")
+    out = " ".join(out.split())
+    assert code == 0 and "1 of 1 result ·" in out and "results" not in out

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from unifind.cli._out import console, err_console, friendly_errors, print_json
+from unifind.cli._out import console, friendly_errors, print_error, print_json
 from unifind.config import config_candidates, find_config, load_settings
 from unifind.errors import ConfigError
 
@@ -51,7 +51,9 @@ def path(
             }
         )  # fmt: skip
         return
-    console.print(escape(str(used.absolute())) if used else "none: built-in defaults")
+    console.print(
+        escape(str(used.absolute())) if used else "none: built-in defaults", soft_wrap=True
+    )
     console.print("[dim]looked for, in order:[/dim]")
     for where, p in order:
         if p is None:
@@ -59,7 +61,7 @@ def path(
         else:
             state = "found" if p.is_file() else "missing"
             where = f"{where} ({p.absolute()})" if where.startswith("$") else str(p.absolute())
-        console.print(f"  {escape(where)}  [dim]{state}[/dim]")
+        console.print(f"  {escape(where)}  [dim]{state}[/dim]", soft_wrap=True)
 
 
 @config_app.command("show")
@@ -95,14 +97,14 @@ def check(
         console.print("no config file in use: built-in defaults (see `unifind config path`)")
         return
     if not target.is_file():
-        err_console.print(f"[red]error:[/red] {escape(str(target))}: no such file")
+        print_error(f"{target}: no such file")
         raise typer.Exit(2)
     try:
         load_settings(target)
     except ConfigError as exc:
-        err_console.print(f"[red]error:[/red] {escape(' '.join(str(exc).split()))}")
+        print_error(" ".join(str(exc).split()))
         raise typer.Exit(2) from exc
-    console.print(f"{escape(str(target))}: valid")
+    console.print(f"{escape(str(target))}: valid", soft_wrap=True)
 
 
 def mask(value: Any, key: str = "") -> Any:
