@@ -26,10 +26,13 @@ db_app = typer.Typer(
 
 DbOpt = Annotated[
     str | None,
-    typer.Option("--db", help="SQLAlchemy URL (default: db.url, else the demo database)."),
+    typer.Option(
+        "--db", metavar="URL", help="SQLAlchemy URL (default: db.url, else the demo database)."
+    ),
 ]
 ModelsOpt = Annotated[
-    str | None, typer.Option("--models", help="Models YAML file (default: db.models).")
+    str | None,
+    typer.Option("--models", metavar="FILE", help="Models YAML file (default: db.models)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 

@@ -127,7 +127,7 @@ def search(
         typer.Option(
             "--db",
             metavar="URL",
-            help="Also search this database (SQLAlchemy URL; 'default' = db.url in the config, "
+            help="Search this database (SQLAlchemy URL; 'default' = db.url in the config, "
             "else the demo shop).",
         ),
     ] = None,
@@ -178,10 +178,10 @@ def search(
         str,
         typer.Option(
             "--format",
-            metavar="|".join(FORMATS),
-            help="text for people; json: the result contract; ndjson: one item per line; "
-            "references: the <references> XML; prompt: the references and the citation "
-            "prompt, to pipe into an LLM.",
+            metavar="FORMAT",
+            help="text (for people), json (the result contract), ndjson (one item per line), "
+            "references (the <references> XML) or prompt (the references and the citation "
+            "prompt, to pipe into an LLM).",
         ),
     ] = "text",
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
