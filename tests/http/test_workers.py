@@ -77,6 +77,10 @@ def served(tmp_path: Path, unifind_home: Path) -> Iterator[tuple[str, str]]:
             proc.wait(5)
         if proc.stderr is not None:
             proc.stderr.close()
+        client = pytest.importorskip("redis").Redis.from_url(REDIS_URL)
+        for name in client.scan_iter(f"{prefix}*"):  # this test's keys only
+            client.delete(name)
+        client.close()
 
 
 def wait_healthy(url: str, proc: subprocess.Popen[bytes]) -> None:
