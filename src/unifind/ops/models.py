@@ -98,7 +98,7 @@ class Sources(_In):
 class SearchInput(_In):
     """One fused search over one or more legs."""
 
-    query: str = Field(min_length=1, max_length=100_000)
+    query: str = Field(max_length=100_000)
     sources: Sources = Field(default_factory=lambda: Sources(kb=KBSource()))
     mode: SearchMode = "all"
     """``all`` waits for every leg; ``any`` returns at the first leg with results; ``race``
