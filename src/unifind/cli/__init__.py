@@ -9,6 +9,7 @@ named ``app`` or ``<command>_app`` that becomes the group ``<command>``.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 from pathlib import PurePath
@@ -142,7 +143,10 @@ class _Argument(TyperArgument):
 
 
 def _humanize(command: Any) -> None:
-    """Give every parameter of ``command`` (and of its sub-commands) a type in words."""
+    """Give every parameter of ``command`` (and of its sub-commands) a type in words, and
+    reflow its docstring's paragraphs (typer keeps their source line breaks)."""
+    if command.help:
+        command.help = _reflow(command.help)
     for param in command.params:
         _in_words(param)
     help_option = command.get_help_option(_HELP_CTX)
@@ -150,6 +154,11 @@ def _humanize(command: Any) -> None:
         _in_words(help_option)
     for sub in getattr(command, "commands", {}).values():
         _humanize(sub)
+
+
+def _reflow(text: str) -> str:
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split()) for p in paragraphs)
 
 
 def _in_words(param: Any) -> None:
