@@ -1,0 +1,152 @@
+"""The PostgreSQL store's SQL: schema, BM25 over our analyser's postings, metadata filters.
+
+BM25 is computed by the server from postings rows ``(term, chunk, tf, length)`` written by
+unifind's own analyser, so English stemming and Chinese segmentation are exactly the
+embedded store's; ``N`` and ``avgdl`` come from the collection row, updated in the same
+transaction as the postings, and ``df`` is counted live, so one statement sees one
+consistent snapshot (Lucene's formula, k1=0.9, b=0.4; see ``_lexical.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from psycopg import sql
+
+from unifind.kb import _remote
+from unifind.kb._filters import _values
+from unifind.kb.base import BM25_B, BM25_K1, CollectionInfo
+
+NO_PGVECTOR = (
+    "PostgreSQL at {url} has no pgvector: install it (https://github.com/pgvector/pgvector"
+    "#installation) and run CREATE EXTENSION vector, or use another KB store"
+)
+
+
+def schema_sql(schema: str) -> list[sql.Composed]:
+    """Idempotent DDL; chunk ids come from one sequence, so they are never reused."""
+    s = sql.Identifier(schema)
+    stmts = [
+        "CREATE SCHEMA IF NOT EXISTS {s}",
+        "CREATE TABLE IF NOT EXISTS {s}.collections (id bigserial PRIMARY KEY, "
+        "name text UNIQUE NOT NULL, embedder text, dim int, analyzer text NOT NULL, "
+        "description text NOT NULL, metadata jsonb NOT NULL, created_at text NOT NULL, "
+        "doc_count bigint NOT NULL DEFAULT 0, chunk_count bigint NOT NULL DEFAULT 0, "
+        "lex_count bigint NOT NULL DEFAULT 0, total_len bigint NOT NULL DEFAULT 0)",
+        "CREATE TABLE IF NOT EXISTS {s}.documents (id bigserial PRIMARY KEY, "
+        "collection_id bigint NOT NULL, document_id text NOT NULL, content_hash text NOT NULL, "
+        "title text NOT NULL, source text NOT NULL, mime text NOT NULL, "
+        "text_chars bigint NOT NULL, chunks int NOT NULL, updated_at text NOT NULL, "
+        "metadata jsonb NOT NULL, UNIQUE (collection_id, document_id))",
+        "CREATE SEQUENCE IF NOT EXISTS {s}.chunk_ids",
+        "CREATE TABLE IF NOT EXISTS {s}.chunks (id bigint PRIMARY KEY, "
+        "collection_id bigint NOT NULL, doc bigint NOT NULL, ordinal int NOT NULL, "
+        'text text NOT NULL, start int NOT NULL, "end" int NOT NULL, length int NOT NULL, '
+        "vector vector)",
+        "CREATE INDEX IF NOT EXISTS chunks_doc ON {s}.chunks (doc)",
+        "CREATE INDEX IF NOT EXISTS chunks_collection ON {s}.chunks (collection_id, id)",
+        "CREATE TABLE IF NOT EXISTS {s}.postings (collection_id bigint NOT NULL, "
+        "term text NOT NULL, chunk bigint NOT NULL, doc bigint NOT NULL, tf int NOT NULL, "
+        "length int NOT NULL, PRIMARY KEY (collection_id, term, chunk) INCLUDE (tf, length, doc))",
+        "CREATE INDEX IF NOT EXISTS postings_doc ON {s}.postings (doc)",
+    ]
+    return [sql.SQL(q).format(s=s) for q in stmts]
+
+
+def hnsw_index(schema: str, coll_id: int, dim: int) -> sql.Composed:
+    """A partial HNSW index per collection: vectors of several dims share one column.
+
+    The expression cast is pgvector's documented way to index a column of mixed dims
+    (https://github.com/pgvector/pgvector#can-i-store-vectors-with-different-dimensions-in-the-same-column).
+    Inner product on unit vectors ranks like the cosine and *is* the cosine.
+    """
+    return sql.SQL(
+        "CREATE INDEX IF NOT EXISTS {name} ON {s}.chunks USING hnsw "
+        "((vector::vector({dim})) vector_ip_ops) WHERE collection_id = {cid}"
+    ).format(
+        name=sql.Identifier(f"chunks_hnsw_{coll_id}"),
+        s=sql.Identifier(schema),
+        dim=sql.Literal(dim),
+        cid=sql.Literal(coll_id),
+    )
+
+
+def filter_sql(
+    filters: Mapping[str, Any] | None, alias: str, schema: str
+) -> tuple[sql.Composable, dict[str, Any]]:
+    """``AND <alias>.doc IN (documents matching the filters)``, or nothing without filters.
+
+    jsonb equality keeps JSON types (``true`` is not ``1``, ``"1"`` is not ``1``) and a
+    missing key yields NULL, which matches nothing: the contract's semantics.
+    """
+    if not filters:
+        return sql.SQL(""), {}
+    clauses: list[sql.Composable] = []
+    params: dict[str, Any] = {}
+    for i, (key, value) in enumerate(filters.items()):
+        values = _values(key, value)
+        k, v = f"fk{i}", f"fv{i}"
+        if not values:
+            clauses.append(sql.SQL("false"))
+        elif key == "document_id":
+            clauses.append(sql.SQL("d.document_id = ANY({v}::text[])").format(v=sql.Placeholder(v)))
+            params[v] = [str(x) for x in values]
+        else:
+            clauses.append(
+                sql.SQL("d.metadata -> {k} = ANY({v}::jsonb[])").format(
+                    k=sql.Placeholder(k), v=sql.Placeholder(v)
+                )
+            )
+            params[k], params[v] = key, [json.dumps(x) for x in values]
+    cond = sql.SQL(
+        " AND {a}.doc IN (SELECT d.id FROM {s}.documents AS d "
+        "WHERE d.collection_id = %(c)s AND {w})"
+    ).format(a=sql.Identifier(alias), s=sql.Identifier(schema), w=sql.SQL(" AND ").join(clauses))
+    return cond, params
+
+
+BM25 = (
+    "WITH q AS (SELECT term, count(*)::float8 AS qtf FROM unnest(%(terms)s::text[]) AS term "
+    "GROUP BY term), "
+    "st AS (SELECT lex_count::float8 AS n, total_len::float8 / greatest(lex_count, 1) AS avgdl "
+    "FROM {s}.collections WHERE id = %(c)s), "
+    "df AS (SELECT p.term, count(*)::float8 AS df FROM {s}.postings AS p JOIN q USING (term) "
+    "WHERE p.collection_id = %(c)s GROUP BY p.term) "
+    "SELECT p.chunk, sum(q.qtf * ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5)) * p.tf "
+    f"/ (p.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.length / st.avgdl))) AS score "
+    "FROM {s}.postings AS p JOIN q USING (term) JOIN df USING (term) CROSS JOIN st "
+    "WHERE p.collection_id = %(c)s {filter} "
+    "GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(limit)s"
+)
+
+#: Exact scan: the tie-break on id keeps the planner off the ANN index (stable paging).
+EXACT = (
+    "SELECT c.id, -(c.vector <#> %(q)s::vector) AS score FROM {s}.chunks AS c "
+    "WHERE c.collection_id = %(c)s AND c.vector IS NOT NULL {filter} "
+    "ORDER BY c.vector <#> %(q)s::vector, c.id LIMIT %(limit)s"
+)
+
+#: HNSW candidates (oversampled), then re-sorted with the id tie-break. The collection id
+#: and dim are literals so the partial index's predicate can be proven at plan time.
+ANN = (
+    "SELECT id, score FROM (SELECT c.id, -(c.vector::vector({dim}) <#> %(q)s::vector({dim})) "
+    "AS score FROM {s}.chunks AS c WHERE c.collection_id = {cid} "
+    "ORDER BY c.vector::vector({dim}) <#> %(q)s::vector({dim}) LIMIT %(k)s) AS a "
+    "ORDER BY score DESC, id LIMIT %(limit)s"
+)
+
+
+def vector_text(blob: bytes | None) -> str | None:
+    """pgvector's text form; float32 → repr → float32 round-trips exactly."""
+    vec = _remote.unit_vector(blob)
+    return None if vec is None else "[" + ",".join(map(repr, vec.tolist())) + "]"
+
+
+def info(row: Sequence[Any]) -> CollectionInfo:
+    name, embedder, dim, analyzer, description, created_at, meta, docs, chunks = row
+    return CollectionInfo(
+        name=name, embedder=embedder, dim=dim, analyzer=analyzer, description=description,
+        documents=int(docs), chunks=int(chunks), created_at=created_at, metadata=meta,
+    )  # fmt: skip
