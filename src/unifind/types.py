@@ -6,6 +6,7 @@ This module does no I/O.
 
 from __future__ import annotations
 
+from datetime import date
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -171,6 +172,14 @@ _LEG_ONLY_OPTIONS: dict[str, str] = {
     "sites": "web",
     "time_range": "web",
     "engine": "web",
+    "exclude_sites": "web",
+    "start_date": "web",
+    "end_date": "web",
+    "language": "web",
+    "country": "web",
+    "topic": "web",
+    "safe_search": "web",
+    "page": "web",
     "models": "db",
     "uses": "db",
     "strict": "db",
@@ -210,6 +219,19 @@ class SearchRequest(_Value):
     sites: tuple[str, ...] | None = None
     time_range: Literal["day", "week", "month", "year"] | None = None
     engine: str | None = None
+    exclude_sites: tuple[str, ...] | None = None
+    """Leave out these domains (wildcards like ``*.example.com`` allowed)."""
+    start_date: date | None = None
+    """Only results published on or after this day."""
+    end_date: date | None = None
+    language: str | None = Field(default=None, pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$")
+    """ISO 639-1 code: ``en``, ``de``, ``zh``."""
+    country: str | None = Field(default=None, pattern=r"^[A-Za-z]{2}$")
+    """ISO 3166-1 alpha-2 code: ``us``, ``de``."""
+    topic: Literal["general", "news"] | None = None
+    safe_search: Literal["off", "moderate", "strict"] | None = None
+    page: int | None = Field(default=None, ge=1, le=1000)
+    """1-based page of ``limit`` results (instead of ``offset``)."""
     # db
     models: tuple[str, ...] | None = None
     uses: str | None = None
@@ -229,6 +251,19 @@ class SearchRequest(_Value):
         for name, leg in _LEG_ONLY_OPTIONS.items():
             if getattr(self, name) is not None and leg != self.type:
                 raise ValueError(f"option {name!r} applies to {leg} requests, not {self.type}")
+        return self
+
+    @model_validator(mode="after")
+    def _web_options_agree(self) -> SearchRequest:
+        start, end = self.start_date, self.end_date
+        if start and end and start > end:
+            raise ValueError(f"start_date {start} is after end_date {end}: swap them")
+        if start and start > date.today():
+            raise ValueError(f"start_date {start} is in the future: nothing is published yet")
+        if self.time_range and (start or end):
+            raise ValueError("give either time_range or start_date/end_date, not both")
+        if self.page is not None and self.offset:
+            raise ValueError("give either page or offset, not both")
         return self
 
     @property

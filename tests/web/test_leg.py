@@ -186,13 +186,13 @@ async def test_failures_are_not_cached(server: FakeWebServer, tmp_path: Path) ->
 
 
 async def test_unsupported_options_are_noted(tmp_path: Path) -> None:
+    from unifind.web.params import plan
     from unifind.web.providers.jina import JinaSearch
 
-    notes = JinaSearch().limitations(
-        __import__("unifind.web.model", fromlist=["WebQuery"]).WebQuery(
-            "q", time_range="day", engine="bing"
-        )
-    )
+    jina = JinaSearch()
+    planned = plan(SearchRequest(type="web", query="q", time_range="day", engine="bing"), jina)
+    notes = planned.notes + jina.limitations(planned.query)
+    assert planned.query.time_range is None and planned.local.start is not None
     assert any(n.startswith("time_range") for n in notes) and any(
         n.startswith("engine") for n in notes
     )

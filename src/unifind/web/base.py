@@ -63,12 +63,12 @@ class SearchProvider(_Plug, ABC):
     capabilities: ClassVar[Capabilities]
 
     def limitations(self, query: WebQuery) -> list[str]:
-        """What of ``query`` this provider can't honour, as notes (the leg reports them)."""
+        """What of ``query`` this provider can't honour, as notes (the leg reports them).
+
+        Domains, dates, language, country, topic and safe search are planned before the
+        query is built (:mod:`unifind.web.params`); this hook adds what only the provider
+        knows (an engine of SerpAPI without a date filter)."""
         caps, out = self.capabilities, []
-        if query.time_range and not caps.time_range:
-            out.append(
-                f"time_range: {self.name} can't filter by date; results are not time-filtered"
-            )
         if query.engine and not (caps.engines or caps.any_engine):
             out.append(f"engine: {self.name} has no engine choice; {query.engine!r} ignored")
         if query.limit > caps.max_results:

@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS web_cache (
 
 def cache_key(provider: str, query: WebQuery) -> str:
     """A digest of everything that changes the answer: provider and every query field."""
-    raw = json.dumps([provider, asdict(query)], sort_keys=True, ensure_ascii=False)
+    raw = json.dumps([provider, asdict(query)], sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(raw.encode()).hexdigest()
 
 

@@ -21,9 +21,10 @@ from unifind.types import Item, LegReport, Match, Reason, SearchRequest, SearchR
 from unifind.web.base import Fetcher, SearchProvider
 from unifind.web.cache import open_cache
 from unifind.web.model import FetchResult, Page, WebHit, WebQuery
+from unifind.web.params import LocalFilter, plan
 from unifind.web.resolve import Choice, Resolver
 from unifind.web.runner import Suspensions, run_fetch, run_search
-from unifind.web.urls import canonical, host_matches, unwrap
+from unifind.web.urls import canonical, unwrap
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_MAX_CHARS = 20_000
@@ -78,16 +79,14 @@ class WebLeg:
                 break
             note = _fallback_note(choice, reports[-1]) if reports else choice.note
             provider: SearchProvider = self.searchers.plug(choice.name)
-            query = _query(req, provider)
-            notes += provider.limitations(query)
+            planned = plan(req, provider)
+            query = planned.query
+            notes += planned.notes + provider.limitations(query)
             hits, report = await self._ask(provider, query, note, max(left, 0.001))
             reports.append(report)
             if report.status is Status.OK:
-                items = _items(hits, provider, query, req)
-                if query.sites and provider.capabilities.sites == "none":
-                    notes.append(
-                        f"sites: {provider.name} can't restrict sites; results were filtered"
-                    )
+                items = _items(hits, provider, planned.local, req)
+                notes += planned.local.notes(provider.name)
                 return self._result(req, t0, reports, notes, items)
         if not choices:
             reports.append(
@@ -226,33 +225,19 @@ def _fallback_note(choice: Choice, failed: LegReport) -> str:
     return f"fallback after {failed.backend} failed ({reason}); {choice.note}"
 
 
-def _query(req: SearchRequest, provider: SearchProvider) -> WebQuery:
-    caps = provider.capabilities
-    limit, offset = req.limit, req.offset
-    if offset and not caps.paging:
-        limit, offset = offset + limit, 0  # ask for more and slice (see _items)
-    return WebQuery(
-        text=req.query,
-        limit=min(limit, caps.max_results),
-        offset=offset,
-        sites=tuple(req.sites or ()),
-        time_range=req.time_range,
-        engine=req.engine,
-    )
-
-
 def _items(
-    hits: list[WebHit], provider: SearchProvider, query: WebQuery, req: SearchRequest
+    hits: list[WebHit], provider: SearchProvider, local: LocalFilter, req: SearchRequest
 ) -> tuple[Item, ...]:
-    """Unwrap, keep http(s), honour sites, dedupe by canonical URL, slice, make Items."""
+    """Unwrap, keep http(s), apply the local filter, dedupe by canonical URL, slice."""
     seen: set[str] = set()
     items: list[Item] = []
-    skip = req.offset if req.offset and not provider.capabilities.paging else 0
+    offset = (req.page - 1) * req.limit if req.page else req.offset
+    skip = offset if offset and not provider.capabilities.paging else 0
     for rank, found in enumerate(hits, start=1):
         url = unwrap(found.url)
         if not url.startswith(("http://", "https://")):
             continue
-        if query.sites and not host_matches(url, query.sites):
+        if not local.keep(url, found):
             continue
         key = canonical(url)
         if key in seen:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -12,27 +13,45 @@ from unifind.types import LegReport, Status
 
 TimeRange = Literal["day", "week", "month", "year"]
 SitesSupport = Literal["native", "operator", "none"]
+Topic = Literal["general", "news"]
+SafeSearch = Literal["off", "moderate", "strict"]
 
 
 @dataclass(frozen=True)
 class WebQuery:
-    """What a provider is asked, already validated by the leg."""
+    """What one provider is asked: the leg has already kept only what this provider can
+    carry (the rest is filtered locally or reported, see :mod:`unifind.web.params`)."""
 
     text: str
     limit: int = 10
     offset: int = 0
     sites: tuple[str, ...] = ()
-    """Restrict to these hosts (``docs.rs``); subdomains included."""
+    """Restrict to these hosts (``docs.rs``, ``*.gov``); subdomains included."""
+    exclude_sites: tuple[str, ...] = ()
+    """Leave out these hosts and their subdomains."""
     time_range: TimeRange | None = None
+    start_date: date | None = None
+    """Published on or after this day."""
+    end_date: date | None = None
+    """Published on or before this day."""
+    language: str | None = None
+    """ISO 639-1 code of the results' language (``en``, ``de``, ``zh``)."""
+    country: str | None = None
+    """ISO 3166-1 alpha-2 code, lower case (``us``, ``de``): results for that country."""
+    topic: Topic | None = None
+    """``news`` asks a provider's news vertical; None or ``general`` the web."""
+    safe_search: SafeSearch | None = None
     engine: str | None = None
     """For meta-search providers (SerpAPI, SearXNG): which upstream engine to use."""
 
     def text_with_sites(self) -> str:
-        """The query with a ``site:`` operator, for providers that only understand operators."""
-        if not self.sites:
-            return self.text
-        ops = " OR ".join(f"site:{s}" for s in self.sites)
-        return f"{self.text} ({ops})" if len(self.sites) > 1 else f"{self.text} {ops}"
+        """The query with ``site:`` / ``-site:`` operators, for providers that only have those."""
+        parts = [self.text]
+        if self.sites:
+            ops = " OR ".join(f"site:{s}" for s in self.sites)
+            parts.append(f"({ops})" if len(self.sites) > 1 else ops)
+        parts += [f"-site:{s}" for s in self.exclude_sites]
+        return " ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -63,6 +82,21 @@ class Capabilities:
     published: bool = False
     """Results carry a publication date."""
     paging: bool = False
+    exclude_sites: SitesSupport = "operator"
+    max_sites: int = 20
+    """Most domains one call carries (parameter entries or ``site:`` operators); longer
+    lists are applied by the leg's local filter instead."""
+    dates: bool = False
+    """Absolute ``start_date``/``end_date`` are a parameter."""
+    language: bool = False
+    country: bool = False
+    topics: tuple[str, ...] = ("general",)
+    """Topics it can be asked for (``news``: a news vertical)."""
+    safe_search: bool = False
+    rate: float = 1.0
+    """Default requests per second of the token bucket (from the documented free tier)."""
+    burst: int = 1
+    """Default bucket size: calls allowed at once before the rate applies."""
 
 
 @dataclass(frozen=True)

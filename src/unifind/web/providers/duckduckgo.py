@@ -5,6 +5,10 @@ without JavaScript, so the parser reads its markup (``div.result``, ``a.result__
 ``.result__snippet``) and treats anything else as a failure, never as an empty answer.
 Result links are redirect wrappers (``//duckduckgo.com/l/?uddg=<url>``) that the leg
 unwraps. Under load it serves a bot-check page (HTTP 202, "anomaly") instead.
+
+Parameters (duckduckgo.com/duckduckgo-help-pages/settings/params): ``kl`` region
+(``us-en``, ``de-de``: a country with its language), ``df`` recency, ``kp`` safe search
+(1 strict, -1 moderate, -2 off), ``s`` offset. No news vertical and no date range here.
 """
 
 from __future__ import annotations
@@ -22,6 +26,15 @@ from unifind.web.model import Capabilities, PlugConfig, WebHit, WebQuery
 
 #: The ``df`` (date filter) values of DuckDuckGo's search settings.
 DF = {"day": "d", "week": "w", "month": "m", "year": "y"}
+KP = {"strict": "1", "moderate": "-1", "off": "-2"}
+#: Regions whose language isn't the country code (``kl`` is ``<country>-<language>``).
+REGION_LANGUAGE = {
+    "us": "en", "gb": "en", "uk": "en", "au": "en", "ca": "en", "ie": "en", "nz": "en",
+    "in": "en", "sg": "en", "za": "en", "at": "de", "ch": "de", "cn": "zh", "tw": "tzh",
+    "hk": "tzh", "jp": "jp", "kr": "kr", "br": "pt", "mx": "es", "ar": "es", "cl": "es",
+    "co": "es", "be": "nl", "se": "sv", "dk": "da", "gr": "el", "il": "he", "ua": "uk",
+    "vn": "vi", "cz": "cs", "ee": "et", "my": "en", "ph": "en",
+}  # fmt: skip
 _BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 
 
@@ -30,11 +43,25 @@ class DuckDuckGo(SearchProvider):
     default_base_url: ClassVar[str] = "https://html.duckduckgo.com"
     docs: ClassVar[str] = "https://duckduckgo.com/duckduckgo-help-pages/settings/params/"
     capabilities: ClassVar[Capabilities] = Capabilities(
-        keyed=False, sites="operator", time_range=True, max_results=30, paging=True
+        keyed=False,
+        sites="operator",
+        time_range=True,
+        country=True,
+        safe_search=True,
+        max_results=30,
+        paging=True,
+        # Undocumented; past about one query a second it answers with its bot check.
+        rate=1.0,
+        burst=2,
     )
 
     def build_request(self, query: WebQuery, config: PlugConfig) -> httpx.Request:
-        form = {"q": query.text_with_sites(), "kl": str(config.options.get("region", "wt-wt"))}
+        region = str(config.options.get("region", "wt-wt"))
+        if query.country:
+            region = f"{query.country}-{REGION_LANGUAGE.get(query.country, query.country)}"
+        form = {"q": query.text_with_sites(), "kl": region}
+        if query.safe_search:
+            form["kp"] = KP[query.safe_search]
         if query.time_range:
             form["df"] = DF[query.time_range]
         if query.offset:

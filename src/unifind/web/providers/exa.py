@@ -1,4 +1,9 @@
-"""Exa: ``POST /search`` with ``x-api-key`` (https://docs.exa.ai/reference/search)."""
+"""Exa: ``POST /search`` with ``x-api-key`` (https://docs.exa.ai/reference/search).
+
+Parameters used: ``includeDomains``/``excludeDomains``, ``startPublishedDate`` /
+``endPublishedDate`` (ISO 8601), ``category: "news"``, ``userLocation`` (two-letter
+country) and ``moderation`` (filters unsafe content: our ``safe_search`` moderate/strict).
+"""
 
 from __future__ import annotations
 
@@ -20,7 +25,18 @@ class Exa(SearchProvider):
     default_base_url: ClassVar[str] = "https://api.exa.ai"
     docs: ClassVar[str] = "https://docs.exa.ai/reference/search"
     capabilities: ClassVar[Capabilities] = Capabilities(
-        sites="native", time_range=True, max_results=100, published=True
+        sites="native",
+        exclude_sites="native",
+        max_sites=100,
+        time_range=True,
+        dates=True,
+        country=True,
+        topics=("general", "news"),
+        safe_search=True,
+        max_results=100,
+        published=True,
+        rate=5.0,  # /search: 5 requests per second (docs.exa.ai "Rate limits")
+        burst=5,
     )
 
     def build_request(self, query: WebQuery, config: PlugConfig) -> httpx.Request:
@@ -33,9 +49,21 @@ class Exa(SearchProvider):
         }
         if query.sites:
             body["includeDomains"] = list(query.sites)
+        if query.exclude_sites:
+            body["excludeDomains"] = list(query.exclude_sites)
+        since = query.start_date
         if query.time_range:
-            since = datetime.now(UTC) - timedelta(days=SPAN[query.time_range])
-            body["startPublishedDate"] = since.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+            since = (datetime.now(UTC) - timedelta(days=SPAN[query.time_range])).date()
+        if since:
+            body["startPublishedDate"] = f"{since.isoformat()}T00:00:00.000Z"
+        if query.end_date:
+            body["endPublishedDate"] = f"{query.end_date.isoformat()}T23:59:59.999Z"
+        if query.topic == "news":
+            body["category"] = "news"
+        if query.country:
+            body["userLocation"] = query.country.upper()
+        if query.safe_search in ("moderate", "strict"):
+            body["moderation"] = True
         headers = {"x-api-key": config.api_key or ""}
         return httpx.Request("POST", config.url("/search"), json=body, headers=headers)
 

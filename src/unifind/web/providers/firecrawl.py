@@ -15,8 +15,7 @@ from unifind.errors import SourceError
 from unifind.types import Reason
 from unifind.web.base import SearchProvider, hits, json_object
 from unifind.web.model import Capabilities, PlugConfig, WebHit, WebQuery
-
-TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+from unifind.web.providers._google import tbs
 
 
 class FirecrawlSearch(SearchProvider):
@@ -25,7 +24,14 @@ class FirecrawlSearch(SearchProvider):
     default_base_url: ClassVar[str] = "https://api.firecrawl.dev"
     docs: ClassVar[str] = "https://docs.firecrawl.dev/api-reference/v1-endpoint/search"
     capabilities: ClassVar[Capabilities] = Capabilities(
-        sites="operator", time_range=True, max_results=100
+        sites="operator",
+        time_range=True,
+        dates=True,  # tbs passes through to Google, cdr date ranges included
+        language=True,
+        country=True,
+        max_results=100,
+        rate=5 / 60,  # the free plan: 5 search requests per minute
+        burst=1,
     )
 
     def build_request(self, query: WebQuery, config: PlugConfig) -> httpx.Request:
@@ -33,8 +39,12 @@ class FirecrawlSearch(SearchProvider):
             "query": query.text_with_sites(),
             "limit": min(query.limit, self.capabilities.max_results),
         }
-        if query.time_range:
-            body["tbs"] = TBS[query.time_range]
+        if recency := tbs(query):
+            body["tbs"] = recency
+        if query.language:
+            body["lang"] = query.language
+        if query.country:
+            body["country"] = query.country
         headers = {"Authorization": f"Bearer {config.api_key}"}
         return httpx.Request("POST", config.url("/v1/search"), json=body, headers=headers)
 

@@ -23,7 +23,14 @@ class JinaSearch(SearchProvider):
     default_base_url: ClassVar[str] = "https://s.jina.ai"
     docs: ClassVar[str] = "https://jina.ai/reader/"
     capabilities: ClassVar[Capabilities] = Capabilities(
-        sites="native", max_results=10, published=True
+        sites="native",
+        exclude_sites="none",
+        language=True,
+        country=True,
+        max_results=10,
+        published=True,
+        rate=100 / 60,  # with a key: 100 requests per minute on s.jina.ai
+        burst=2,
     )
 
     def build_request(self, query: WebQuery, config: PlugConfig) -> httpx.Request:
@@ -31,6 +38,10 @@ class JinaSearch(SearchProvider):
         params += [("site", s) for s in query.sites]
         if query.limit < self.capabilities.max_results:
             params.append(("num", query.limit))
+        if query.country:
+            params.append(("gl", query.country))
+        if query.language:
+            params.append(("hl", query.language))
         headers = {
             "Authorization": f"Bearer {config.api_key}",
             "Accept": "application/json",

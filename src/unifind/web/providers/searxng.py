@@ -1,7 +1,9 @@
 """SearXNG, self-hosted and keyless: ``GET /search?format=json``.
 
 https://docs.searxng.org/dev/search_api.html — the instance must list ``json`` under
-``search.formats`` in its settings.yml, otherwise it answers 403.
+``search.formats`` in its settings.yml, otherwise it answers 403. Parameters used:
+``categories`` (``news``), ``language`` (``en``, or ``en-US`` with a country),
+``safesearch`` (0/1/2), ``time_range``, ``pageno``, ``engines``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from unifind.types import Reason
 from unifind.web.base import SearchProvider, hits, json_object, list_field
 from unifind.web.model import Capabilities, PlugConfig, WebHit, WebQuery
 
+SAFE = {"off": 0, "moderate": 1, "strict": 2}
+
 
 class SearXNG(SearchProvider):
     name: ClassVar[str] = "searxng"
@@ -29,10 +33,15 @@ class SearXNG(SearchProvider):
         keyed=False,
         sites="operator",
         time_range=True,
+        language=True,
+        topics=("general", "news"),
+        safe_search=True,
         any_engine=True,
         max_results=20,
         published=True,
         paging=True,
+        rate=2.0,  # a self-hosted instance's limiter is the owner's; this stays under it
+        burst=4,
     )
 
     def build_request(self, query: WebQuery, config: PlugConfig) -> httpx.Request:
@@ -44,8 +53,12 @@ class SearXNG(SearchProvider):
         engines = query.engine or config.options.get("engines")
         if engines:
             params["engines"] = engines if isinstance(engines, str) else ",".join(engines)
-        if lang := config.options.get("language"):
+        if lang := query.language or config.options.get("language"):
             params["language"] = lang
+        if query.topic == "news":
+            params["categories"] = "news"
+        if query.safe_search:
+            params["safesearch"] = SAFE[query.safe_search]
         return httpx.Request("GET", config.url("/search"), params=params)
 
     def parse_response(self, reply: Reply, query: WebQuery) -> list[WebHit]:

@@ -2,6 +2,9 @@
 
 One API over many engines; each names its query parameter differently (Yandex ``text``,
 Yahoo ``p``, Naver ``query``) and only some take a recency filter, so both are data here.
+Language (``hl``), country (``gl``), safe search (``safe``), date ranges (``tbs=cdr``) and
+news (``tbm=nws``, answered under ``news_results``) are the google engine's
+(https://serpapi.com/search-api); other engines report them as ignored.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from unifind.errors import SourceError
 from unifind.types import Reason
 from unifind.web.base import SearchProvider, hits, json_object, list_field
 from unifind.web.model import Capabilities, PlugConfig, WebHit, WebQuery
+from unifind.web.providers._google import tbs
 
 #: engine → name of its query parameter (serpapi.com/<engine>-search-api pages).
 QUERY_PARAM = {
@@ -47,10 +51,17 @@ class SerpAPI(SearchProvider):
     capabilities: ClassVar[Capabilities] = Capabilities(
         sites="operator",
         time_range=True,
+        dates=True,
+        language=True,
+        country=True,
+        topics=("general", "news"),
+        safe_search=True,
         engines=tuple(QUERY_PARAM),
         max_results=100,
         published=True,
         paging=True,
+        rate=1.0,  # hourly throughput is capped at 20% of the monthly plan; stay slow
+        burst=2,
     )
 
     def limitations(self, query: WebQuery) -> list[str]:
@@ -58,6 +69,11 @@ class SerpAPI(SearchProvider):
         engine = query.engine or "google"
         if query.time_range and engine not in RECENCY:
             out.append(f"time_range: serpapi engine {engine!r} has no date filter; not applied")
+        if engine != "google":
+            google_only = ("start_date", "end_date", "language", "country", "topic", "safe_search")
+            for opt in google_only:
+                if getattr(query, opt):
+                    out.append(f"{opt}: serpapi passes it to the google engine only; ignored")
         return out
 
     def build_request(self, query: WebQuery, config: PlugConfig) -> httpx.Request:
@@ -74,6 +90,8 @@ class SerpAPI(SearchProvider):
         if query.time_range and engine in RECENCY:
             param, values = RECENCY[engine]
             params[param] = values[query.time_range]
+        if engine == "google":
+            _google_options(params, query)
         return httpx.Request("GET", config.url("/search.json"), params=params)
 
     def parse_response(self, reply: Reply, query: WebQuery) -> list[WebHit]:
@@ -83,7 +101,21 @@ class SerpAPI(SearchProvider):
             if any(s in error.lower() for s in _EMPTY):
                 return []
             raise SourceError(Reason.BAD_RESPONSE, f"error in a 200 answer: {error[:200]}")
-        if "organic_results" not in data and "search_metadata" not in data:
-            raise SourceError(Reason.BAD_RESPONSE, "response has no 'organic_results'")
-        rows = list_field(data, "organic_results")
+        field = "news_results" if query.topic == "news" else "organic_results"
+        if field not in data and "search_metadata" not in data:
+            raise SourceError(Reason.BAD_RESPONSE, f"response has no {field!r}")
+        rows = list_field(data, field)
         return hits(rows, url="link", title="title", snippet="snippet", published="date")
+
+
+def _google_options(params: dict[str, str | int], query: WebQuery) -> None:
+    if (query.start_date or query.end_date) and (recency := tbs(query)):
+        params["tbs"] = recency
+    if query.country:
+        params["gl"] = query.country
+    if query.language:
+        params["hl"] = query.language
+    if query.safe_search:
+        params["safe"] = "off" if query.safe_search == "off" else "active"
+    if query.topic == "news":
+        params["tbm"] = "nws"
