@@ -79,7 +79,11 @@ _REGISTRIES: dict[str, Registry[Any]] = {}
 
 #: Built-ins, mirrored in pyproject's entry points so a source checkout works uninstalled.
 _BUILTINS: dict[str, dict[str, str]] = {
-    "kb_stores": {"sqlite": "unifind.kb.sqlite:SQLiteStore"},
+    "kb_stores": {
+        "sqlite": "unifind.kb.sqlite:SQLiteStore",
+        "postgres": "unifind.kb.postgres:PostgresStore",
+        "qdrant": "unifind.kb.qdrant:QdrantStore",
+    },
     "embedders": {
         "bge-small-en-v1.5": "unifind.embed.bge:BgeSmallEmbedder",
         "onnx": "unifind.embed.onnx_dir:OnnxDirEmbedder",
