@@ -187,6 +187,17 @@ _LEG_ONLY_OPTIONS: dict[str, str] = {
 }
 
 
+def date_problem(start: date | None, end: date | None, time_range: str | None) -> str | None:
+    """Why a web date filter can't be honoured (reversed, future, doubled), or None."""
+    if start and end and start > end:
+        return f"start_date {start} is after end_date {end}: swap them"
+    if start and start > date.today():
+        return f"start_date {start} is in the future: nothing is published yet"
+    if time_range and (start or end):
+        return "give either time_range or start_date/end_date, not both"
+    return None
+
+
 class Principal(_Value):
     """Who is asking, from the authenticated caller, never from a request field (DESIGN §10)."""
 
@@ -255,13 +266,9 @@ class SearchRequest(_Value):
 
     @model_validator(mode="after")
     def _web_options_agree(self) -> SearchRequest:
-        start, end = self.start_date, self.end_date
-        if start and end and start > end:
-            raise ValueError(f"start_date {start} is after end_date {end}: swap them")
-        if start and start > date.today():
-            raise ValueError(f"start_date {start} is in the future: nothing is published yet")
-        if self.time_range and (start or end):
-            raise ValueError("give either time_range or start_date/end_date, not both")
+        problem = date_problem(self.start_date, self.end_date, self.time_range)
+        if problem:
+            raise ValueError(problem)
         if self.page is not None and self.offset:
             raise ValueError("give either page or offset, not both")
         return self

@@ -152,3 +152,25 @@ def test_providers_lists_every_plug_and_the_resolution(monkeypatch: pytest.Monke
     }
     human = runner.invoke(app, ["providers"])
     assert "search resolves to: brave" in human.stdout
+
+
+def test_every_web_option_reaches_the_provider(
+    server: FakeWebServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.route("POST", "/search", Respond(json={"results": []}))
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    monkeypatch.setenv("UNIFIND_TAVILY_BASE_URL", server.url)
+    args = ["web", "search", "q", "--exclude-sites", "a.example,b.example", "--start-date",
+            "2024-01-01", "--end-date", "2024-02-01", "--country", "DE", "--topic", "news",
+            "--language", "de", "--safe-search", "strict", "--page", "2", "--no-cache", "--json"]  # fmt: skip
+    out = runner.invoke(app, args)
+    assert out.exit_code == 0, out.output
+    body = server.requests[0].json()
+    assert body["exclude_domains"] == ["a.example", "b.example"] and body["topic"] == "news"
+    assert (body["start_date"], body["end_date"]) == ("2024-01-01", "2024-02-01")
+    notes = json.loads(out.stdout)["notes"]
+    assert any(n.startswith("language: tavily has no language") for n in notes)
+    assert any(n.startswith("safe_search: tavily") for n in notes)
+    reversed_ = runner.invoke(app, ["web", "search", "q", "--start-date", "2024-02-01",
+                                    "--end-date", "2024-01-01"])  # fmt: skip
+    assert reversed_.exit_code == 2 and "swap them" in reversed_.output

@@ -257,3 +257,57 @@ async def test_page_maps_to_offset_for_a_provider_without_paging(
     result = await tavily_leg(server, tmp_path).search(web(limit=2, page=2))
     assert [i.title for i in result.items] == ["r2", "r3"]
     assert server.requests[0].json()["max_results"] == 4
+
+
+# -- the same names through the operation layer and MCP ------------------------------------
+
+
+def test_http_and_mcp_inputs_carry_every_web_option() -> None:
+    pytest.importorskip("mcp")
+    from unifind.mcp_server.args import ArgumentError, search_input
+    from unifind.ops.models import SearchInput
+    from unifind.ops.service import build_requests
+
+    http = SearchInput.model_validate(
+        {
+            "query": "q",
+            "sources": {
+                "web": {
+                    "sites": "docs.rs,*.gov",
+                    "exclude_sites": ["spam.example"],
+                    "start_date": "2024-01-01",
+                    "end_date": "2024-02-01",
+                    "language": "de",
+                    "country": "at",
+                    "topic": "news",
+                    "safe_search": "strict",
+                    "page": 2,
+                }
+            },
+        }
+    )
+    (req,) = build_requests(http)
+    assert req.sites == ("docs.rs", "*.gov") and req.exclude_sites == ("spam.example",)
+    assert (req.start_date, req.end_date) == (date(2024, 1, 1), date(2024, 2, 1))
+    assert (req.language, req.country, req.topic, req.safe_search, req.page) == (
+        "de", "at", "news", "strict", 2,
+    )  # fmt: skip
+
+    inp, _ = search_input(
+        {"query": "q", "exclude_domains": "a.example", "topic": "news", "page": "3",
+         "start_date": "2024-01-01", "country": "us"}
+    )  # fmt: skip
+    (mreq,) = build_requests(inp)
+    assert mreq.exclude_sites == ("a.example",) and mreq.topic == "news" and mreq.page == 3
+    assert mreq.start_date == date(2024, 1, 1) and mreq.country == "us"
+    with pytest.raises(ArgumentError, match="topic"):
+        search_input({"query": "q", "topic": "sports"})
+    with pytest.raises(ArgumentError, match="start_date"):
+        search_input({"query": "q", "start_date": "2024-13-45"})
+
+
+def test_reversed_dates_are_refused_at_the_operation_input() -> None:
+    from unifind.ops.models import WebSource
+
+    with pytest.raises(ValidationError, match="swap them"):
+        WebSource(start_date=date(2024, 2, 1), end_date=date(2024, 1, 1))

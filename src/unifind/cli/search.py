@@ -24,6 +24,17 @@ from unifind.cli._out import (
     print_result,
     settings_for,
 )
+from unifind.cli.web import (
+    CountryOpt,
+    EndDateOpt,
+    ExcludeSitesOpt,
+    LanguageOpt,
+    PageOpt,
+    SafeSearchOpt,
+    StartDateOpt,
+    TopicOpt,
+    web_options,
+)
 from unifind.errors import InputError
 from unifind.ops import Operations, SearchInput, SearchOutput
 from unifind.ops.models import DBSource, KBSource, Sources, WebSource
@@ -118,10 +129,18 @@ def search(
         list[str] | None,
         typer.Option("--sites", metavar="HOST", help="Web: only these hosts (repeatable or a,b)."),
     ] = None,
+    exclude_sites: ExcludeSitesOpt = None,
     time_range: Annotated[
         str | None,
         typer.Option("--time-range", metavar="day|week|month|year", help="Web: only this recent."),
     ] = None,
+    start_date: StartDateOpt = None,
+    end_date: EndDateOpt = None,
+    language: LanguageOpt = None,
+    country: CountryOpt = None,
+    topic: TopicOpt = None,
+    safe_search: SafeSearchOpt = None,
+    page: PageOpt = None,
     db: Annotated[
         str | None,
         typer.Option(
@@ -216,7 +235,10 @@ def search(
                 kb,
                 {"mode": mode, "threshold": threshold, "rerank": rerank or None,
                  "filters": _filters(filters)},
-                _leg(web, provider=provider, sites=site_list or None, time_range=time_range),
+                _leg(web, provider=provider, **web_options(
+                    sites=site_list or None, exclude_sites=exclude_sites, time_range=time_range,
+                    start_date=start_date, end_date=end_date, language=language,
+                    country=country, topic=topic, safe_search=safe_search, page=page)),
                 _leg(db is not None or models is not None, models=model or None),
             ),
             limit=limit,

@@ -35,6 +35,56 @@ web_app = typer.Typer(
 
 ConfigOpt = Annotated[str | None, typer.Option("--config", metavar="FILE", help=CONFIG_HELP)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+ExcludeSitesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude-sites",
+        metavar="HOST",
+        help="Web: leave out these hosts (repeatable or a,b; wildcards like *.example.com).",
+    ),
+]
+StartDateOpt = Annotated[
+    str | None,
+    typer.Option("--start-date", metavar="YYYY-MM-DD", help="Web: published on or after."),
+]
+EndDateOpt = Annotated[
+    str | None,
+    typer.Option("--end-date", metavar="YYYY-MM-DD", help="Web: published on or before."),
+]
+LanguageOpt = Annotated[
+    str | None,
+    typer.Option("--language", metavar="CODE", help="Web: results in this language (en, de)."),
+]
+CountryOpt = Annotated[
+    str | None,
+    typer.Option("--country", metavar="CODE", help="Web: results for this country (us, de)."),
+]
+TopicOpt = Annotated[
+    str | None, typer.Option("--topic", metavar="general|news", help="Web: news search.")
+]
+SafeSearchOpt = Annotated[
+    str | None,
+    typer.Option("--safe-search", metavar="off|moderate|strict", help="Web: safe search level."),
+]
+PageOpt = Annotated[
+    int | None, typer.Option("--page", min=1, max=1000, help="Web: 1-based page of results.")
+]
+
+
+def host_list(raw: list[str] | None) -> list[str] | None:
+    """``--sites a,b --sites c`` → ``["a", "b", "c"]``; None when none given."""
+    hosts = [s.strip() for item in raw or () for s in item.split(",") if s.strip()]
+    return hosts or None
+
+
+def web_options(**given: Any) -> dict[str, Any]:
+    """The web options given on the command line (lists split), for SearchRequest/WebSource."""
+    for key in ("sites", "exclude_sites"):
+        if key in given:
+            given[key] = host_list(given[key])
+    return {k: v for k, v in given.items() if v is not None}
+
+
 FallbackOpt = Annotated[
     bool | None,
     typer.Option(
@@ -82,13 +132,25 @@ def search(
     sites: Annotated[
         list[str] | None, typer.Option("--sites", help="Only these hosts (repeatable or a,b).")
     ] = None,
+    exclude_sites: ExcludeSitesOpt = None,
     time_range: Annotated[
         str | None, typer.Option("--time-range", help="day | week | month | year.")
     ] = None,
+    start_date: StartDateOpt = None,
+    end_date: EndDateOpt = None,
+    language: LanguageOpt = None,
+    country: CountryOpt = None,
+    topic: TopicOpt = None,
+    safe_search: SafeSearchOpt = None,
+    page: PageOpt = None,
     timeout: Annotated[
         float | None, typer.Option(min=0.1, help="Seconds for the whole search.")
     ] = None,
     fallback: FallbackOpt = None,
+    cache: Annotated[
+        bool,
+        typer.Option("--cache/--no-cache", help="Use answers cached from earlier calls."),
+    ] = True,
     llm: Annotated[bool, typer.Option("--llm", help="Print the text an LLM would get.")] = False,
     as_json: JsonOpt = False,
     config: ConfigOpt = None,
@@ -103,19 +165,18 @@ def search(
     could (unavailable: the report says why), 2 for bad input.
     """
     with friendly_errors():
-        site_list = tuple(s.strip() for raw in sites or () for s in raw.split(",") if s.strip())
-        req = SearchRequest(
-            type="web",
-            query=query,
-            limit=limit,
-            offset=offset,
-            provider=provider,
-            engine=engine,
-            sites=site_list or None,
-            time_range=time_range,  # type: ignore[arg-type]  # validated by pydantic
-            timeout_s=timeout,
-        )
+        options = web_options(
+            sites=sites, exclude_sites=exclude_sites, time_range=time_range,
+            start_date=start_date, end_date=end_date, language=language, country=country,
+            topic=topic, safe_search=safe_search, page=page,
+        )  # fmt: skip
+        req = SearchRequest.model_validate(
+            {"type": "web", "query": query, "limit": limit, "offset": offset,
+             "provider": provider, "engine": engine, "timeout_s": timeout, **options}
+        )  # fmt: skip
         leg = _leg(config)
+        if not cache:
+            leg.cache = None
         result = cited(_run(leg, lambda w: w.search(req, fallback=fallback)))
     if as_json:
         print_json(result.to_dict())

@@ -23,12 +23,16 @@ MODES = ("all", "any", "race")
 TIME_RANGES = ("day", "week", "month", "year")
 SEARCH_ARGS = (
     "query", "sources", "collections", "models", "mode", "max_results", "domains",
-    "time_range", "request_id", "max_chars",
+    "exclude_domains", "time_range", "start_date", "end_date", "language", "country", "topic",
+    "safe_search", "page", "request_id", "max_chars",
 )  # fmt: skip
+#: Web options passed through as given (the operation's model validates them).
+WEB_PASSTHROUGH = ("start_date", "end_date", "language", "country", "topic", "safe_search", "page")
 FETCH_ARGS = ("url", "max_chars", "start")
 _SOURCES_HINT = '["kb", "web", "db"] or {"kb": {"collections": ["docs"]}, "web": {}}'
 #: Names agents reach for out of habit, read as the argument they mean.
-ALIASES = {"limit": "max_results", "num_results": "max_results", "sites": "domains", "q": "query"}
+ALIASES = {"limit": "max_results", "num_results": "max_results", "sites": "domains", "q": "query",
+           "exclude_sites": "exclude_domains"}  # fmt: skip
 #: The text budget of a tool result (characters): ~5k tokens, far under the 25k-token cap
 #: some clients put on a tool result (Claude Code's MAX_MCP_OUTPUT_TOKENS default).
 DEFAULT_MAX_CHARS = 20_000
@@ -41,6 +45,8 @@ _FIELD_ARG = {
     "sources.db.models": "models",
     "sources.web.sites": "domains",
     "sources.web.time_range": "time_range",
+    "sources.web.exclude_sites": "exclude_domains",
+    **{f"sources.web.{name}": name for name in WEB_PASSTHROUGH},
 }
 
 
@@ -140,6 +146,7 @@ def search_input(args: Mapping[str, Any] | None) -> tuple[SearchInput, int]:
         ("collections", "kb", "collections"),
         ("models", "db", "models"),
         ("domains", "web", "sites"),
+        ("exclude_domains", "web", "exclude_sites"),
     ):
         if arg in a:
             legs.setdefault(leg, {})[field] = strings(arg, a[arg])
@@ -147,6 +154,9 @@ def search_input(args: Mapping[str, Any] | None) -> tuple[SearchInput, int]:
         legs.setdefault("web", {})["time_range"] = choice(
             "time_range", a["time_range"], TIME_RANGES
         )
+    for name in WEB_PASSTHROUGH:
+        if name in a:
+            legs.setdefault("web", {})[name] = a[name]
     data: dict[str, Any] = {"query": query}
     if legs:
         data["sources"] = legs

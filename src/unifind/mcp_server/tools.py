@@ -82,11 +82,41 @@ _SEARCH_SCHEMA: dict[str, Any] = {
             **_NAMES,
             "description": "Only web results from these sites, e.g. docs.python.org. Implies web.",
         },
+        "exclude_domains": {
+            **_NAMES,
+            "description": "Leave out web results from these sites (wildcards like *.example.com). "
+            "Implies web.",
+        },
         "time_range": {
             "type": "string",
             "enum": list(TIME_RANGES),
             "description": "Only web results from the last day/week/month/year. Implies web.",
         },
+        "start_date": {
+            "type": "string",
+            "format": "date",
+            "description": "Only web results published on or after this day (YYYY-MM-DD).",
+        },
+        "end_date": {
+            "type": "string",
+            "format": "date",
+            "description": "Only web results published on or before this day (YYYY-MM-DD).",
+        },
+        "language": {
+            "type": "string",
+            "description": "Web results in this language (ISO 639-1: en, de).",
+        },
+        "country": {
+            "type": "string",
+            "description": "Web results for this country (ISO 3166-1: us, de).",
+        },
+        "topic": {
+            "type": "string",
+            "enum": ["general", "news"],
+            "description": "news: the provider's news search. Implies web.",
+        },
+        "safe_search": {"type": "string", "enum": ["off", "moderate", "strict"]},
+        "page": {"type": "integer", "minimum": 1, "description": "1-based page of web results."},
         "request_id": {
             "type": "string",
             "description": "Continue the citation ids of an earlier search (its request_id).",

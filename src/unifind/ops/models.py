@@ -8,11 +8,12 @@ change the answer (unknown fields are refused, naming the valid ones).
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from unifind.types import Item, KBMode, LegReport, Overall, Source
+from unifind.types import Item, KBMode, LegReport, Overall, Source, date_problem
 
 SearchMode = Literal["all", "any", "race"]
 #: A request id or chat id: what a client may use to name its conversation turn.
@@ -60,11 +61,32 @@ class WebSource(_In):
     provider: str | None = None
     """Pin a provider (``tavily``, ``duckduckgo``, ...); resolved automatically when omitted."""
     sites: list[str] | None = None
-    """Only these domains."""
+    """Only these domains (``docs.python.org``, wildcards like ``*.gov``); subdomains included."""
+    exclude_sites: list[str] | None = None
+    """Leave out these domains (same forms as ``sites``)."""
     time_range: Literal["day", "week", "month", "year"] | None = None
+    start_date: date | None = None
+    """Only results published on or after this day (``YYYY-MM-DD``)."""
+    end_date: date | None = None
+    """Only results published on or before this day."""
+    language: str | None = None
+    """ISO 639-1 code of the results' language: ``en``, ``de``, ``zh``."""
+    country: str | None = None
+    """ISO 3166-1 alpha-2 code: results for that country (``us``, ``de``)."""
+    topic: Literal["general", "news"] | None = None
+    safe_search: Literal["off", "moderate", "strict"] | None = None
+    page: int | None = Field(default=None, ge=1, le=1000)
+    """1-based page of results."""
     engine: str | None = None
 
-    _lists = field_validator("sites", mode="before")(_as_list)
+    _lists = field_validator("sites", "exclude_sites", mode="before")(_as_list)
+
+    @model_validator(mode="after")
+    def _dates_agree(self) -> WebSource:
+        problem = date_problem(self.start_date, self.end_date, self.time_range)
+        if problem:
+            raise ValueError(problem)
+        return self
 
 
 class DBSource(_In):
