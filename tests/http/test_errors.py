@@ -133,13 +133,24 @@ async def test_bodies_over_the_limit_are_413_by_length_or_while_read(
     assert "8,192" in e["message"]
 
 
-async def test_stream_reports_bad_input_as_an_error_event(client: httpx.AsyncClient) -> None:
+async def test_stream_refuses_an_unknown_collection_before_it_starts(
+    client: httpx.AsyncClient,
+) -> None:
     body = {"query": "x", "sources": {"kb": {"collections": ["nope"]}}}
+    e = error(await client.post("/v1/search?stream=true", json=body), 404)
+    assert e["valid"] == ["docs"] and e["field"] == "sources.kb.collections"
+
+
+async def test_stream_reports_bad_input_found_late_as_an_error_event(
+    client: httpx.AsyncClient, searcher: Searcher
+) -> None:
+    searcher.kb.create("plain", embedder=None)  # lexical only: semantic mode can't run on it
+    body = {"query": "x", "sources": {"kb": {"collections": ["plain"], "mode": "semantic"}}}
     r = await client.post("/v1/search?stream=true", json=body)
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
     events = [block.split("\n", 1) for block in r.text.strip().split("\n\n")]
     assert [e[0] for e in events] == ["event: plan", "event: error"]
-    assert '"code": "not_found"' in events[1][1] and '"valid": ["docs"]' in events[1][1]
+    assert '"code": "invalid_input"' in events[1][1] and "semantic" in events[1][1]
 
 
 def test_no_auth_is_refused_off_loopback(settings_of: Callable[..., Any]) -> None:

@@ -128,7 +128,7 @@ async def test_ingest_reports_each_document_and_keeps_the_rest(ops: Operations) 
     assert out.added == 1 and out.failed == 1
     failed = next(o for o in out.outcomes if o.status == "failed")
     assert failed.document_id == "blank" and failed.error
-    with pytest.raises(InputError, match="exactly one"):
+    with pytest.raises(InputError, match="give exactly one"):
         await ops.kb.ingest("docs", [TextDocumentIn(document_id="x")])
 
 
@@ -185,3 +185,25 @@ async def test_stream_announces_the_request_id_it_finishes_with(ops: Operations)
     for item in again.items:  # a client reusing the announced id continues its numbering
         if item.chunk_id in first:
             assert item.citation_id == first[item.chunk_id]
+
+
+async def test_uploads_record_the_client_name_not_a_server_path(ops: Operations) -> None:
+    await ops.kb.ingest_files("docs", [("ship.md", b"parcels ship on Mondays")])
+    out = await ops.search(SearchInput(query="parcels ship"))
+    item = next(i for i in out.items if i.document_id == "upload:ship.md")
+    assert item.title == "ship"
+    assert "unifind-upload" not in repr(item.metadata)
+    assert item.metadata.get("path") == "ship.md"
+
+
+async def test_a_malformed_document_refuses_the_batch_before_any_write(ops: Operations) -> None:
+    docs = [TextDocumentIn(document_id="first", text="written?"), TextDocumentIn(document_id="x")]
+    with pytest.raises(InputError, match="document 1"):
+        await ops.kb.ingest("docs", docs)
+    assert "first" not in {d.document_id for d in ops.kb.documents("docs")}
+
+
+def test_stream_refuses_an_unknown_collection_before_it_starts(ops: Operations) -> None:
+    inp = SearchInput.model_validate({"query": "x", "sources": {"kb": {"collections": ["nope"]}}})
+    with pytest.raises(UnknownName, match="valid: docs"):
+        ops.search_stream(inp)

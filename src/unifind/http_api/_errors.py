@@ -22,6 +22,8 @@ from unifind.errors import Forbidden, InputError, StoreError, UnknownName
 
 log = logging.getLogger("unifind.http")
 
+#: Unknown names that are resources (404); any other unknown name is a bad option (400).
+_RESOURCES = frozenset({"collection", "db model", "document"})
 #: Where an unknown name of each kind came from in a request body.
 _FIELD_OF_KIND = {
     "collection": "sources.kb.collections",
@@ -110,13 +112,15 @@ def input_error(exc: InputError, path_params: dict[str, Any] | None = None) -> J
 def input_error_body(
     exc: InputError, path_params: dict[str, Any] | None = None
 ) -> tuple[int, dict[str, Any]]:
-    """Status and body for bad input: 404 for an unknown name, 403 forbidden, else 400."""
+    """Status and body for bad input: 404 for an unknown resource (collection, model), 400
+    for an unknown option value (a rerank mode, a provider), 403 forbidden, else 400."""
     if isinstance(exc, UnknownName):
         field = _FIELD_OF_KIND.get(exc.kind)
         for name, value in (path_params or {}).items():
             if value == exc.name:  # the unknown name came in the path, not the body
                 field = name
-        return 404, error_body(404, str(exc), field=field, valid=list(exc.valid))
+        status = 404 if exc.kind in _RESOURCES else 400
+        return status, error_body(status, str(exc), field=field, valid=list(exc.valid))
     status = 403 if isinstance(exc, Forbidden) else 400
     return status, error_body(status, str(exc), field=getattr(exc, "field", None))
 

@@ -67,15 +67,17 @@ def ingest_files(
     batch_size: int = _BATCH,
     document_id: Callable[[Path], str] | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    source: Callable[[Path], str] | None = None,
 ) -> IngestReport:
     """Ingest files and folders into ``collection``; bad files are reported, not raised.
 
     A document's id is its resolved absolute path, unless ``document_id`` maps a path to
-    one. ``progress`` is called with each outcome as soon as it is known. Inside folders,
-    only regular files of a supported type are read, and links leading out are not
-    followed. A file over ``max_file_bytes`` fails unread. Raises only for bad input,
-    before anything is read: an unknown collection, or an analyser/embedder other than the
-    collection's.
+    one, and its recorded source is the path unless ``source`` maps it (an upload's
+    client-side name, not the server's temporary file). ``progress`` is called with each
+    outcome as soon as it is known. Inside folders, only regular files of a supported type
+    are read, and links leading out are not followed. A file over ``max_file_bytes`` fails
+    unread. Raises only for bad input, before anything is read: an unknown collection, or
+    an analyser/embedder other than the collection's.
     """
     settings = _Settings.make(store, collection, analyzer, embedder, max_chars, overlap, metadata)
     files, failures = expand_paths(paths, supported=SUPPORTED)
@@ -93,7 +95,8 @@ def ingest_files(
     try:
         for path in files:
             doc_id = document_id(path) if document_id else str(path)
-            _ingest_one_file(settings, writer, path, doc_id, max_file_bytes)
+            where = source(path) if source else str(path)
+            _ingest_one_file(settings, writer, path, doc_id, max_file_bytes, where)
         writer.flush()
     except _DiskFull as exc:
         stopped = str(exc)
@@ -141,7 +144,7 @@ def ingest_text(
 
 
 def _ingest_one_file(
-    settings: _Settings, writer: _Writer, path: Path, doc_id: str, max_bytes: int
+    settings: _Settings, writer: _Writer, path: Path, doc_id: str, max_bytes: int, source: str
 ) -> None:
     try:
         data = read_regular(path, max_bytes)
@@ -150,7 +153,7 @@ def _ingest_one_file(
             writer.emit(FileOutcome(str(path), doc_id, "unchanged"))
             return
         extracted = extract_bytes(data, name=str(path))
-        doc = settings.prepare(str(path), doc_id, content_hash, extracted, str(path))
+        doc = settings.prepare(str(path), doc_id, content_hash, extracted, source)
     except Exception as exc:
         # Any failure — unreadable, unsupported, a parser bug — costs this file only.
         writer.emit(FileOutcome(str(path), doc_id, "failed", error=_describe(exc, path)))

@@ -252,12 +252,14 @@ class KnowledgeBase:
         metadata: Mapping[str, Any] | None = None,
         progress: Callable[[FileOutcome], None] | None = None,
         document_id: Callable[[Path], str] | None = None,
+        source: Callable[[Path], str] | None = None,
         principal: Caller = None,
     ) -> IngestReport:
         """Ingest files and folders; bad files are reported, the rest ingested.
 
-        A document's id is its absolute path unless ``document_id`` maps a path to one
-        (uploads: the client's file name, not a temporary path).
+        A document's id and recorded source are its absolute path unless ``document_id``
+        and ``source`` map a path to others (uploads: the client's file name, not a
+        temporary path).
         """
         info = self._info(name, principal, change=True)
         with self._scoped(principal):
@@ -273,6 +275,7 @@ class KnowledgeBase:
                 progress=progress,
                 document_id=document_id,
                 max_file_bytes=self.settings.kb.max_file_bytes,
+                source=source,
             )
 
     def ingest_text(

@@ -89,18 +89,20 @@ class KBOps:
         """Ingest text and URL documents; a failed one is reported, the rest ingested."""
         p = self._principal(principal)
         self._kb.collection(name, principal=p)  # unknown/invisible → error first
+        for i, doc in enumerate(docs):  # a malformed document refuses the batch before any write
+            if (doc.text is None) == (doc.url is None):
+                raise InputError(f"document {i}: give exactly one of 'text' or 'url'")
+            if doc.text is not None and not doc.document_id:
+                raise InputError(f"document {i}: a text document needs a 'document_id'")
         outcomes = [await self._ingest_one(name, doc, p) for doc in docs]
         return _ingest_output(name, outcomes)
 
     async def _ingest_one(
         self, name: str, doc: TextDocumentIn, principal: Principal | None
     ) -> FileOutcome:
-        if (doc.text is None) == (doc.url is None):
-            raise InputError("each document needs exactly one of 'text' or 'url'")
         text, title, meta = doc.text, doc.title, dict(doc.metadata or {})
         doc_id = doc.document_id or doc.url
-        if doc_id is None:
-            raise InputError("a text document needs a 'document_id'")
+        assert doc_id is not None  # checked for the whole batch by ingest()
         if doc.url is not None:
             page = await self._ops.fetch(FetchInput(url=doc.url, max_chars=1_000_000))
             if page.report.status.value != "ok":
@@ -135,21 +137,25 @@ class KBOps:
         with tempfile.TemporaryDirectory(prefix="unifind-upload-") as tmp:
             paths, names = [], {}
             for i, (filename, data) in enumerate(files):
-                safe = "".join(c if c in _SAFE else "_" for c in Path(filename).name) or "file"
-                path = Path(tmp) / f"{i:04d}-{safe}"
+                # One folder per upload keeps the client's name (its suffix picks the reader,
+                # its stem is the fallback title) without two uploads colliding.
+                safe = "".join(c if c in _SAFE else "_" for c in Path(filename).name)
+                path = Path(tmp) / f"{i:04d}" / (safe.lstrip(".") or "file")
+                path.parent.mkdir()
                 path.write_bytes(data)
                 paths.append(path)
-                names[path.name] = filename
+                names[str(path)] = filename
             report: IngestReport = await asyncio.to_thread(
                 self._kb.ingest,
                 name,
                 paths,
-                document_id=lambda path: f"upload:{names.get(path.name, path.name)}",
+                document_id=lambda path: f"upload:{names.get(str(path), path.name)}",
+                source=lambda path: names.get(str(path), path.name),
                 principal=p,
             )
 
         def client(path: str) -> str:
-            return names.get(Path(path).name, path)
+            return names.get(path, path)
 
         outcomes = [
             FileOutcome(client(o.path), o.document_id, o.status, o.chunks, o.error)

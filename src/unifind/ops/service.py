@@ -108,7 +108,12 @@ class Operations:
         anything runs."""
         reqs = build_requests(inp)
         rid = inp.request_id or new_request_id()
-        return search_events(self, inp, reqs, rid, self._principal(principal), locale=locale)
+        who = self._principal(principal)
+        # Named collections are checked now, so an unknown one is an error the transport can
+        # still answer as such (a 404), not an event after the stream has started.
+        for name in (inp.sources.kb.collections or []) if inp.sources.kb else []:
+            self.kb.collection(name, principal=who)
+        return search_events(self, inp, reqs, rid, who, locale=locale)
 
     async def run(
         self, inp: SearchInput, reqs: Sequence[SearchRequest], rid: str, principal: Principal | None
