@@ -8,6 +8,7 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -42,6 +43,9 @@ class TestPostgresStore(KBStoreConformance):
 
     def make_store(self, tmp_path: Path) -> PostgresStore:
         return fresh(self.url)
+
+    def store_spec(self, tmp_path: Path) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+        return "unifind.kb.postgres:PostgresStore", (fresh(self.url).url,), {}
 
 
 class TestPostgresStoreWithHnsw(KBStoreConformance):

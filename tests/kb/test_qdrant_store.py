@@ -4,6 +4,7 @@ following the sidecar across restarts and an unreachable server named without it
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,9 @@ from unifind.kb.qdrant import QdrantStore
 class TestQdrantStore(KBStoreConformance):
     def make_store(self, tmp_path: Path) -> QdrantStore:
         return QdrantStore(f"qdrant://{tmp_path}/q")
+
+    def store_spec(self, tmp_path: Path) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+        return "unifind.kb.qdrant:QdrantStore", (f"qdrant://{tmp_path}/spec",), {}
 
 
 def test_registered_as_the_qdrant_kb_store() -> None:

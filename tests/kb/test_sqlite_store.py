@@ -32,6 +32,9 @@ class TestSQLiteStore(KBStoreConformance):
     def make_store(self, tmp_path: Path) -> SQLiteStore:
         return SQLiteStore(tmp_path / "kb.db")
 
+    def store_spec(self, tmp_path: Path) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+        return "unifind.kb.sqlite:SQLiteStore", (str(tmp_path / "spec.db"),), {}
+
 
 @pytest.fixture
 def path(tmp_path: Path) -> Path:
