@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from unifind.analysis import Analyzer, get_analyzer
-from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable
+from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable, SourceError
 from unifind.kb._filters import check_filters
 from unifind.kb.base import ChunkRecord, CollectionInfo, Hit
 from unifind.rank.fusion import convex, rrf
@@ -117,9 +117,8 @@ def _stage(coll: str, stage: str, fn: Callable[[], list[Hit]]) -> tuple[LegRepor
         run.hits = fn()
     except Exception as exc:  # a failing backend is a status, never an exception (DESIGN §3)
         err = f"{stage} search on {coll!r} failed: {type(exc).__name__}: {exc}"
-        return _report(
-            coll, stage, Status.DEGRADED, reason=Reason.ERROR, error=err, took_ms=_ms(t0)
-        ), run
+        why = exc.reason if isinstance(exc, SourceError) else Reason.ERROR  # e.g. unreachable
+        return _report(coll, stage, Status.DEGRADED, reason=why, error=err, took_ms=_ms(t0)), run
     return _report(coll, stage, Status.OK, hits=len(run.hits), took_ms=_ms(t0)), run
 
 

@@ -32,15 +32,15 @@ from typing import Any
 from unifind.analysis import get_analyzer
 from unifind.config import Settings, load_settings
 from unifind.embed.base import Embedder, Reranker, resolve_embedder, resolve_reranker
-from unifind.errors import EmbedderMismatch, Forbidden, InputError, UnknownName
+from unifind.errors import EmbedderMismatch, Forbidden, InputError, SourceError, UnknownName
 from unifind.kb._sync import LoopThread
 from unifind.kb.acl import ACL_KEY, OPERATOR, Caller, acl_of, can_change, can_see, make_acl
 from unifind.kb.acl import tenant_of as _tenant_of
 from unifind.kb.base import CollectionInfo, DocumentInfo, KBStore
 from unifind.kb.ingest import FileOutcome, IngestReport, ingest_files, ingest_text
 from unifind.kb.search import search_collections
-from unifind.registry import registry
-from unifind.types import SearchRequest, SearchResult
+from unifind.kb.stores import describe, open_store
+from unifind.types import LegReport, SearchRequest, SearchResult, Status
 
 __all__ = ["OPERATOR", "FileOutcome", "IngestReport", "KnowledgeBase"]
 
@@ -73,11 +73,12 @@ class KnowledgeBase:
     def open(
         cls, settings: Settings | None = None, *, embedder_factory: EmbedderFactory | None = None
     ) -> KnowledgeBase:
-        """Open the configured store (the embedded SQLite file under ``settings.home``)."""
+        """Open the configured store: ``settings.kb.store`` is ``sqlite`` (the embedded file
+        under ``settings.home``), a path or a store URL (``unifind.kb.stores``)."""
         settings = settings or load_settings()
-        store_cls = registry("kb_stores").get(settings.kb.store)
         settings.home.mkdir(parents=True, exist_ok=True)
-        return cls(store_cls(settings.kb_path), settings, embedder_factory=embedder_factory)
+        store = open_store(settings.kb.store, settings.home)
+        return cls(store, settings, embedder_factory=embedder_factory)
 
     def close(self) -> None:
         self._sync.close()  # first: its worker threads hold store connections
@@ -307,8 +308,19 @@ class KnowledgeBase:
     # -- search ------------------------------------------------------------------------
 
     async def search(self, req: SearchRequest, *, principal: Caller = None) -> SearchResult:
-        """Hybrid search over the request's collections (the visible ones when none are named)."""
-        return await search_collections(self, req, principal=principal)
+        """Hybrid search over the request's collections (the visible ones when none are named).
+
+        A store that can't be reached answers ``degraded`` with its reason, naming the store
+        without its password (DESIGN §3), instead of failing the request.
+        """
+        try:
+            return await search_collections(self, req, principal=principal)
+        except SourceError as exc:
+            report = LegReport(
+                leg="kb", backend=describe(self.settings.kb.store), stage="store",
+                status=Status.DEGRADED, reason=exc.reason, error=str(exc),
+            )  # fmt: skip
+            return SearchResult(type="kb", query=req.query, reports=(report,))
 
     def search_sync(self, req: SearchRequest, *, principal: Caller = None) -> SearchResult:
         """Blocking form of :meth:`search` (for scripts; not inside a running event loop)."""
