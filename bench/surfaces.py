@@ -104,7 +104,10 @@ async def load(
             q = queries[nxt % len(queries)]
             nxt += 1
             t0 = time.perf_counter()
-            ok = await call(q)
+            try:
+                ok = await call(q)
+            except httpx.HTTPError:  # counted, never retried: an error is an error
+                ok = False
             lat.append((time.perf_counter() - t0) * 1000)
             errors += not ok
 
@@ -168,7 +171,7 @@ def _row(surface: str, clients: int, r: dict[str, Any], extra: str = "") -> None
 async def run_levels(args: argparse.Namespace, queries: list[str], key: str) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     up, fp = _free_port(), _free_port()
-    unifind = [sys.executable, "-m", "unifind.cli", "serve", "--host", "127.0.0.1", "--port"]
+    unifind = [*_CLI, "serve", "--host", "127.0.0.1", "--log-level", "warning", "--port"]
     floor = [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(__file__).parent),
              "_floor:app", "--host", "127.0.0.1", "--log-level", "warning", "--port"]  # fmt: skip
     print("| surface | clients | calls | errors | p50 ms | p95 ms | p99 ms | calls/s |")
@@ -176,8 +179,12 @@ async def run_levels(args: argparse.Namespace, queries: list[str], key: str) -> 
     inproc, close = inproc_call()
     await inproc(queries[0])  # load the model before timing
     ceiling: dict[int, float] = {}
+    # The client drops idle connections (3 s) before uvicorn does (5 s): otherwise a pooled
+    # connection the server just closed is reused and the call fails for the client's sake.
     with server([*unifind, str(up)], up, env), server([*floor, str(fp)], fp, env):
-        limits = httpx.Limits(max_connections=256, max_keepalive_connections=256)
+        limits = httpx.Limits(
+            max_connections=256, max_keepalive_connections=256, keepalive_expiry=3
+        )
         async with httpx.AsyncClient(timeout=120, limits=limits) as client:
             hcall = http_call(client, f"http://127.0.0.1:{up}/v1/search", key)
             fcall = floor_call(client, f"http://127.0.0.1:{fp}/floor")
@@ -204,9 +211,9 @@ async def run_levels(args: argparse.Namespace, queries: list[str], key: str) -> 
 async def soak(args: argparse.Namespace, queries: list[str], key: str) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     port = _free_port()
-    cmd = [sys.executable, "-m", "unifind.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    cmd = [*_CLI, "serve", "--host", "127.0.0.1", "--log-level", "warning", "--port", str(port)]
     with server(cmd, port, env) as proc:
-        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64, keepalive_expiry=3)
         async with httpx.AsyncClient(timeout=120, limits=limits) as client:
             call = http_call(client, f"http://127.0.0.1:{port}/v1/search", key)
             await load(call, queries, 32, 200, 60)  # warm up before the first sample

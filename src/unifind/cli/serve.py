@@ -34,6 +34,13 @@ def serve(
         ),
     ] = False,
     config: Annotated[str | None, typer.Option(help="YAML settings file.")] = None,
+    log_level: Annotated[
+        str,
+        typer.Option(
+            metavar="debug|info|warning|error",
+            help="Server log level; info logs every request (access log), warning only problems.",
+        ),
+    ] = "info",
 ) -> None:
     """Run the HTTP API and streamable MCP server"""
     with friendly_errors():
@@ -60,10 +67,10 @@ def serve(
                 host=s.host,
                 port=s.port,
                 workers=workers,
-                log_level="info",
+                log_level=log_level,
             )
         else:
-            uvicorn.run(create_app(settings), host=s.host, port=s.port, log_level="info")
+            uvicorn.run(create_app(settings), host=s.host, port=s.port, log_level=log_level)
 
 
 def _announce(settings: Any, workers: int) -> None:
