@@ -106,24 +106,42 @@ async def load(
             t0 = time.perf_counter()
             try:
                 ok = await call(q)
-            except httpx.HTTPError:  # counted, never retried: an error is an error
-                ok = False
+            except (httpx.HTTPError, OSError, asyncio.IncompleteReadError):
+                ok = False  # counted, never retried: an error is an error
             lat.append((time.perf_counter() - t0) * 1000)
             errors += not ok
 
     t0 = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(clients)))
-    wall = time.perf_counter() - t0
-    lat.sort()
+    return {"lat": lat, "errors": errors, "wall": time.perf_counter() - t0}
+
+
+def summary(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Latency percentiles and throughput over several rounds' calls."""
+    lat = sorted(x for p in parts for x in p["lat"])
     q = statistics.quantiles(lat, n=100) if len(lat) > 1 else [lat[0]] * 99
     return {
         "n": len(lat),
-        "errors": errors,
+        "errors": sum(p["errors"] for p in parts),
         "p50": statistics.median(lat),
         "p95": q[94],
         "p99": q[98],
-        "rps": len(lat) / wall,
+        "rps": len(lat) / sum(p["wall"] for p in parts),
     }
+
+
+async def level(
+    calls: dict[str, Call], queries: list[str], clients: int, n: int, args: argparse.Namespace
+) -> dict[str, dict[str, Any]]:
+    """Every surface at one concurrency, in ``args.rounds`` rounds of rotating order, so a
+    noisy neighbour on this shared machine hits every surface alike."""
+    parts: dict[str, list[dict[str, Any]]] = {name: [] for name in calls}
+    names = list(calls)
+    for r in range(args.rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            part = await load(calls[name], queries, clients, n // args.rounds, args.max_s)
+            parts[name].append(part)
+    return {name: summary(p) for name, p in parts.items()}
 
 
 def inproc_call() -> tuple[Call, Callable[[], Awaitable[None]]]:
@@ -148,6 +166,56 @@ def http_call(client: httpx.AsyncClient, url: str, key: str | None) -> Call:
     async def call(q: str) -> bool:
         r = await client.post(url, json={"query": q, "sources": sources}, headers=headers)
         return r.status_code == 200 and r.json().get("status") == "ok"
+
+    return call
+
+
+class RawClient:
+    """Keep-alive HTTP/1.1 over asyncio streams, one connection per worker: a client that
+    costs ~0.1 ms a call, so the figures are the server's, not httpx's (~1 ms a call here)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self._free: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def post(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+        conn = (
+            self._free.pop()
+            if self._free
+            else await asyncio.open_connection("127.0.0.1", self.port)
+        )
+        reader, writer = conn
+        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        writer.write(
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n{head}\r\n".encode()
+            + body
+        )
+        status_line = await reader.readline()
+        length = 0
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        data = await reader.readexactly(length)
+        self._free.append(conn)
+        return int(status_line.split()[1]), data
+
+    async def aclose(self) -> None:
+        for _, writer in self._free:
+            writer.close()
+
+
+def raw_call(client: RawClient, path: str, key: str | None, floor: bool) -> Call:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    sources = {"kb": {"collections": [COLLECTION], "mode": "hybrid"}}
+
+    async def call(q: str) -> bool:
+        payload = (
+            {"query": q, "collection": COLLECTION} if floor else {"query": q, "sources": sources}
+        )
+        status, data = await client.post(path, json.dumps(payload).encode(), headers)
+        return status == 200 and json.loads(data).get("status") == "ok"
 
     return call
 
@@ -178,7 +246,6 @@ async def run_levels(args: argparse.Namespace, queries: list[str], key: str) -> 
     print("|---|---|---|---|---|---|---|---|")
     inproc, close = inproc_call()
     await inproc(queries[0])  # load the model before timing
-    ceiling: dict[int, float] = {}
     # The client drops idle connections (3 s) before uvicorn does (5 s): otherwise a pooled
     # connection the server just closed is reused and the call fails for the client's sake.
     with server([*unifind, str(up)], up, env), server([*floor, str(fp)], fp, env):
@@ -186,23 +253,26 @@ async def run_levels(args: argparse.Namespace, queries: list[str], key: str) -> 
             max_connections=256, max_keepalive_connections=256, keepalive_expiry=3
         )
         async with httpx.AsyncClient(timeout=120, limits=limits) as client:
-            hcall = http_call(client, f"http://127.0.0.1:{up}/v1/search", key)
-            fcall = floor_call(client, f"http://127.0.0.1:{fp}/floor")
+            if args.client == "raw":
+                hcall = raw_call(RawClient(up), "/v1/search", key, floor=False)
+                fcall = raw_call(RawClient(fp), "/floor", None, floor=True)
+            else:
+                hcall = http_call(client, f"http://127.0.0.1:{up}/v1/search", key)
+                fcall = floor_call(client, f"http://127.0.0.1:{fp}/floor")
             for call in (hcall, fcall):  # warm: model load in each server
                 await call(queries[0])
+            calls = {"in process (ops.search)": inproc, "FastAPI floor": fcall,
+                     "unifind HTTP": hcall}  # fmt: skip
             for clients in args.clients:
-                n = max(args.calls, clients * 4)
-                # Interleaved per level so a noisy neighbour hits every surface alike.
-                r_in = await load(inproc, queries, clients, n, args.max_s)
-                ceiling[clients] = r_in["rps"]
+                n = max(args.calls, clients * 4 * args.rounds)
+                res = await level(calls, queries, clients, n, args)
+                r_in, r_f, r_h = res.values()
                 _row("in process (ops.search)", clients, r_in)
-                r_f = await load(fcall, queries, clients, n, args.max_s)
                 _row("FastAPI floor", clients, r_f)
-                r_h = await load(hcall, queries, clients, n, args.max_s)
                 ratio = (
                     f" HTTP−in-process p50 {r_h['p50'] - r_in['p50']:+.2f} ms; "
                     f"HTTP/floor p50 {r_h['p50'] / r_f['p50']:.2f}x; "
-                    f"throughput {r_h['rps'] / ceiling[clients]:.2f} of in-process"
+                    f"throughput {r_h['rps'] / r_in['rps']:.2f} of in-process"
                 )
                 _row("unifind HTTP", clients, r_h, ratio)
     await close()
@@ -222,7 +292,7 @@ async def soak(args: argparse.Namespace, queries: list[str], key: str) -> None:
             total = errors = 0
             while time.monotonic() < end:
                 r = await load(call, queries, 32, 10_000, min(30.0, end - time.monotonic()))
-                total, errors = total + r["n"], errors + r["errors"]
+                total, errors = total + len(r["lat"]), errors + r["errors"]
                 samples.append(_rss_mb(proc.pid))
     first, last = samples[0], samples[-1]
     print(
@@ -249,7 +319,14 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32, 128])
     ap.add_argument("--calls", type=int, default=200, help="calls per level (at least 4/client)")
-    ap.add_argument("--max-s", type=float, default=30.0, help="time cap per surface and level")
+    ap.add_argument("--max-s", type=float, default=30.0, help="time cap per round of a surface")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds per level, surfaces rotating")
+    ap.add_argument(
+        "--client",
+        choices=["raw", "httpx"],
+        default="raw",
+        help="raw: a minimal keep-alive client (measures the server); httpx: as users call",
+    )
     ap.add_argument("--soak", type=float, default=0.0, help="seconds of RSS soak (0 = none)")
     args = ap.parse_args()
     queries = prepare(args.home, args.data)
