@@ -23,8 +23,9 @@ import httpx
 from unifind._http import Http, HttpPolicy, Reply
 from unifind.testing.web_server import FakeWebServer, Respond
 from unifind.types import LegReport, SearchRequest, SearchResult, Status
-from unifind.web.leg import WebLeg, _items, _query
+from unifind.web.leg import WebLeg, _items
 from unifind.web.model import PlugConfig
+from unifind.web.params import plan
 from unifind.web.providers.tavily import Tavily
 from unifind.web.render import render_results
 
@@ -93,9 +94,10 @@ def overhead_per_result(n: int, rounds: int) -> float:
     samples = []
     for _ in range(rounds):
         t0 = time.perf_counter()
-        query = _query(req, provider)
+        planned = plan(req, provider)
+        query = planned.query
         provider.build_request(query, cfg)
-        items = _items(provider.parse_response(reply, query), provider, query, req)
+        items = _items(provider.parse_response(reply, query), provider, planned.local, req)
         render_results(SearchResult(type="web", query=req.query, items=items, reports=(report,)))
         samples.append(time.perf_counter() - t0)
     return statistics.median(samples) / n * 1e6
@@ -103,7 +105,7 @@ def overhead_per_result(n: int, rounds: int) -> float:
 
 async def end_to_end(server: FakeWebServer, n: int, rounds: int, home: Path) -> float:
     env = {"TAVILY_API_KEY": "k", "UNIFIND_TAVILY_BASE_URL": f"{server.url}/tavily"}
-    leg = WebLeg({}, home=home, env=env, http=Http(HttpPolicy(retries=0)))
+    leg = WebLeg({"rate_limit": False}, home=home, env=env, http=Http(HttpPolicy(retries=0)))
     req = SearchRequest(type="web", query="bench", limit=n)
     await leg.search(req)  # warm the connection pool
     samples = []
@@ -117,7 +119,8 @@ async def end_to_end(server: FakeWebServer, n: int, rounds: int, home: Path) -> 
 
 async def fan_out(server: FakeWebServer, n: int, home: Path) -> tuple[float, float]:
     env = {"TAVILY_API_KEY": "k", "SERPER_API_KEY": "k", "BRAVE_API_KEY": "k", "EXA_API_KEY": "k"}
-    web = {name: {"base_url": f"{server.url}/{name}"} for name in PROVIDERS}
+    web: dict[str, object] = {name: {"base_url": f"{server.url}/{name}"} for name in PROVIDERS}
+    web["rate_limit"] = False  # the leg's overhead, not the providers' documented limits
     leg = WebLeg(web, home=home, env=env, http=Http(HttpPolicy(retries=0)))
     reqs = [SearchRequest(type="web", query="fan", limit=n, provider=p) for p in PROVIDERS]
     await asyncio.gather(*(leg.search(r) for r in reqs))  # warm up: imports, connections

@@ -221,6 +221,11 @@ class Http:
             )
         return self._own[loop]
 
+    def prepare(self) -> None:
+        """Open this loop's client now (creating one loads the CA bundle: ~0.1 s), so a
+        call timed by a rate limit leaves when its slot says, not that much later."""
+        self._client()
+
     async def aclose(self) -> None:
         clients, self._own = list(self._own.values()), {}
         for c in clients:

@@ -162,7 +162,8 @@ def test_every_web_option_reaches_the_provider(
     monkeypatch.setenv("UNIFIND_TAVILY_BASE_URL", server.url)
     args = ["web", "search", "q", "--exclude-sites", "a.example,b.example", "--start-date",
             "2024-01-01", "--end-date", "2024-02-01", "--country", "DE", "--topic", "news",
-            "--language", "de", "--safe-search", "strict", "--page", "2", "--no-cache", "--json"]  # fmt: skip
+            "--language", "de", "--safe-search", "strict", "--page", "2", "--no-cache",
+            "--json"]  # fmt: skip
     out = runner.invoke(app, args)
     assert out.exit_code == 0, out.output
     body = server.requests[0].json()

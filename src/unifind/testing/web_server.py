@@ -172,6 +172,32 @@ class FakeWebServer:
             self._thread.join(timeout=5)
 
 
+class RateLimitedRoute:
+    """A route handler that answers like a provider with a rate limit: ``per_s`` requests a
+    second (GCRA with ``tolerance_s`` of jitter allowed), HTTP 429 with ``Retry-After`` past
+    it, ``answer`` otherwise. ``limited`` counts the 429s it gave."""
+
+    def __init__(self, answer: Respond, per_s: float, tolerance_s: float = 0.05) -> None:
+        self.answer, self.step, self.tolerance_s = answer, 1.0 / per_s, tolerance_s
+        self.limited = 0
+        self.served = 0
+        self._tat = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self, seen: Seen) -> Respond:
+        with self._lock:
+            now = time.monotonic()
+            if now < self._tat - self.tolerance_s:
+                self.limited += 1
+                wait = max(1, round(self._tat - now + 0.5))
+                return Respond(
+                    429, json={"error": "rate limited"}, headers={"Retry-After": str(wait)}
+                )
+            self._tat = max(self._tat, now) + self.step
+            self.served += 1
+            return self.answer
+
+
 def closed_port_url() -> str:
     """A loopback URL where nothing listens (connection refused)."""
     with socket.socket() as s:

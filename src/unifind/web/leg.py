@@ -16,12 +16,13 @@ from typing import Any
 from unifind._http import Http, HttpPolicy
 from unifind._redis import RedisLink, link_for
 from unifind.config import Settings
-from unifind.errors import InputError, UnknownName
+from unifind.errors import ConfigError, InputError, UnknownName
 from unifind.types import Item, LegReport, Match, Reason, SearchRequest, SearchResult, Status
 from unifind.web.base import Fetcher, SearchProvider
 from unifind.web.cache import open_cache
-from unifind.web.model import FetchResult, Page, WebHit, WebQuery
+from unifind.web.model import FetchResult, Page, PlugConfig, WebHit, WebQuery
 from unifind.web.params import LocalFilter, plan
+from unifind.web.ratelimit import Rate, RateLimiter
 from unifind.web.resolve import Choice, Resolver
 from unifind.web.runner import Suspensions, run_fetch, run_search
 from unifind.web.urls import canonical, unwrap
@@ -49,6 +50,8 @@ class WebLeg:
         self.fetchers = Resolver("fetch", self.config, env)
         # With redis (settings.redis_url) the cache and suspensions are shared by workers.
         self.suspensions = Suspensions(shared=redis)
+        self.limiter = RateLimiter(shared=redis)
+        self.rate_limit = bool(self.config.get("rate_limit", True))
         self.fallback = bool(self.config.get("fallback", False))
         self.timeout_s = float(self.config.get("timeout_s", DEFAULT_TIMEOUT_S))
         ttl = float(self.config.get("cache_ttl_s") or 0)
@@ -137,18 +140,36 @@ class WebLeg:
                     note=f"cache hit (age {age:.0f}s); {note}",
                 )
                 return found, report
+        config = self.searchers.config(provider.name)
         found, report = await run_search(
             provider,
             query,
-            self.searchers.config(provider.name),
+            config,
             http=self.http,
             suspensions=self.suspensions,
             timeout_s=timeout_s,
             note=note,
+            limiter=self.limiter,
+            rate=self.rate_for(provider, config),
         )
         if self.cache is not None and report.status is Status.OK:
             await self.cache.put(provider.name, query, found)
         return found, report
+
+    def rate_for(self, provider: SearchProvider, config: PlugConfig) -> Rate | None:
+        """The provider's bucket: ``web.<name>.rate``/``burst``, else its documented free
+        tier; None when ``web.rate_limit`` is false or the rate is 0."""
+        if not self.rate_limit:
+            return None
+        caps = provider.capabilities
+        try:
+            per_s = float(config.options.get("rate", caps.rate))
+            burst = int(config.options.get("burst", caps.burst))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"web.{provider.name}.rate/burst must be numbers ({exc})") from exc
+        if per_s < 0 or burst < 1:
+            raise ConfigError(f"web.{provider.name}: rate must be >= 0 and burst >= 1")
+        return Rate(per_s, burst) if per_s > 0 else None
 
     @staticmethod
     def _result(

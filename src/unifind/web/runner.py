@@ -18,6 +18,7 @@ from unifind.errors import SourceError
 from unifind.types import LegReport, Reason, Status
 from unifind.web.base import Fetcher, SearchProvider
 from unifind.web.model import Page, PlugConfig, WebHit, WebQuery
+from unifind.web.ratelimit import Rate, RateLimiter, TooLong
 
 #: How long a provider rests after a 429 that named no Retry-After.
 DEFAULT_SUSPENSION_S = 60.0
@@ -131,6 +132,30 @@ def _report(
     )
 
 
+async def _take_slot(
+    name: str,
+    limiter: RateLimiter | None,
+    rate: Rate | None,
+    t0: float,
+    timeout_s: float,
+    http: Http,
+) -> float:
+    """Wait for the provider's bucket; SourceError when its slot is past the deadline."""
+    if limiter is None or rate is None:
+        return 0.0
+    http.prepare()
+    left = timeout_s - (time.perf_counter() - t0)
+    try:
+        # Keep a tenth of the deadline for the call itself.
+        return await limiter.acquire(name, rate, most_s=max(0.0, left * 0.9 - 0.05))
+    except TooLong as exc:
+        raise SourceError(
+            Reason.RATE_LIMITED,
+            f"its rate limit ({rate.per_s:g}/s, burst {rate.burst}) has no slot for "
+            f"{exc.wait_s:.1f}s, past this call's deadline; not called",
+        ) from None
+
+
 async def run_search(
     provider: SearchProvider,
     query: WebQuery,
@@ -140,14 +165,21 @@ async def run_search(
     suspensions: Suspensions,
     timeout_s: float,
     note: str | None = None,
+    limiter: RateLimiter | None = None,
+    rate: Rate | None = None,
 ) -> tuple[list[WebHit], LegReport]:
-    """Ask one provider; hits and an ok report, or no hits and a degraded one."""
+    """Ask one provider (after its rate limit's turn); hits and an ok report, or no hits
+    and a degraded one."""
     t0 = time.perf_counter()
     error = await _precheck(provider, config, suspensions)
     if error is not None:
         return [], _report(provider.name, t0, error=error, note=note)
     try:
         async with asyncio.timeout(timeout_s):
+            waited = await _take_slot(provider.name, limiter, rate, t0, timeout_s, http)
+            if waited >= 0.05:
+                extra = f"waited {waited:.1f}s for its rate limit"
+                note = f"{note}; {extra}" if note else extra
             reply = await http.send(provider.build_request(query, config))
             found = provider.parse_response(reply, query)
     except Exception as exc:
