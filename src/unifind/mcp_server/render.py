@@ -42,7 +42,9 @@ def _where(item: Item) -> str:
     if item.url:
         return item.url
     if item.type == "kb":
-        return f"{item.collection}/{item.document_id}" if item.document_id else str(item.collection)
+        return (
+            f"{item.collection}: {item.document_id}" if item.document_id else str(item.collection)
+        )
     if item.type == "db":
         return f"{item.model}#{item.record_id}" if item.record_id is not None else str(item.model)
     return item.type
