@@ -36,12 +36,27 @@ def cache_key(provider: str, query: WebQuery) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-class WebCache:
-    """Provider answers by (provider, query), valid for ``ttl_s`` seconds."""
+#: Answers kept for zero-key providers when ``web.cache_ttl_s`` is unset: a scraped
+#: page's ranking barely moves in an hour, and every repeat risks its bot check.
+ZERO_KEY_TTL_S = 3600.0
+#: Most answers the SQLite cache holds; the oldest go first.
+MAX_ENTRIES = 10_000
 
-    def __init__(self, path: str | Path, ttl_s: float, clock: object = time.time) -> None:
+
+class WebCache:
+    """Provider answers by (provider, query), valid for ``ttl_s`` seconds, at most
+    ``max_entries`` of them."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        ttl_s: float,
+        clock: object = time.time,
+        max_entries: int = MAX_ENTRIES,
+    ) -> None:
         self.path, self.ttl_s = Path(path), float(ttl_s)
         self._clock = clock
+        self.max_entries = max_entries
 
     def _now(self) -> float:
         return float(self._clock())  # type: ignore[operator]
@@ -78,6 +93,11 @@ class WebCache:
                 "INSERT OR REPLACE INTO web_cache (key, provider, created, hits) "
                 "VALUES (?, ?, ?, ?)",
                 (key, provider, now, payload),
+            )
+            conn.execute(
+                "DELETE FROM web_cache WHERE key IN (SELECT key FROM web_cache "
+                "ORDER BY created DESC LIMIT -1 OFFSET ?)",
+                (self.max_entries,),
             )
 
     async def get(self, provider: str, query: WebQuery) -> tuple[list[WebHit], float] | None:
@@ -122,8 +142,13 @@ class RedisWebCache(WebCache):
             await super().put(provider, query, hits)
 
 
-def open_cache(path: str | Path, ttl_s: float, link: RedisLink | None = None) -> WebCache | None:
-    """The web cache for these settings: None when ``ttl_s`` is 0, Redis when linked."""
+def open_cache(
+    path: str | Path, ttl_s: float, link: RedisLink | None = None, max_entries: int = MAX_ENTRIES
+) -> WebCache | None:
+    """The web cache for these settings: None when ``ttl_s`` is 0, Redis when linked
+    (there keys expire with the TTL; ``max_entries`` bounds the SQLite file)."""
     if ttl_s <= 0:
         return None
-    return WebCache(path, ttl_s) if link is None else RedisWebCache(path, ttl_s, link)
+    if link is None:
+        return WebCache(path, ttl_s, max_entries=max_entries)
+    return RedisWebCache(path, ttl_s, link)

@@ -19,7 +19,7 @@ from unifind.config import Settings
 from unifind.errors import ConfigError, InputError, UnknownName
 from unifind.types import Item, LegReport, Match, Reason, SearchRequest, SearchResult, Status
 from unifind.web.base import Fetcher, SearchProvider
-from unifind.web.cache import open_cache
+from unifind.web.cache import MAX_ENTRIES, ZERO_KEY_TTL_S, open_cache
 from unifind.web.model import FetchResult, Page, PlugConfig, WebHit, WebQuery
 from unifind.web.params import LocalFilter, plan
 from unifind.web.ratelimit import Rate, RateLimiter
@@ -54,9 +54,16 @@ class WebLeg:
         self.rate_limit = bool(self.config.get("rate_limit", True))
         self.fallback = bool(self.config.get("fallback", False))
         self.timeout_s = float(self.config.get("timeout_s", DEFAULT_TIMEOUT_S))
-        ttl = float(self.config.get("cache_ttl_s") or 0)
+        # Unset: only zero-key providers are cached (ZERO_KEY_TTL_S); a number: every
+        # provider for that long (0: none); ``cache: false`` turns it off.
+        configured = self.config.get("cache_ttl_s")
+        self.cache_all = configured is not None
+        ttl = float(configured) if configured is not None else ZERO_KEY_TTL_S
+        if self.config.get("cache", True) is False:
+            ttl = 0.0
         home = home or Path("~/.unifind").expanduser()
-        self.cache = open_cache(home / "web-cache.sqlite", ttl, redis)
+        entries = int(self.config.get("cache_max_entries", MAX_ENTRIES))
+        self.cache = open_cache(home / "web-cache.sqlite", ttl, redis, entries)
 
     @classmethod
     def from_settings(cls, settings: Settings, **kw: Any) -> WebLeg:
@@ -127,8 +134,9 @@ class WebLeg:
         self, provider: SearchProvider, query: WebQuery, note: str, timeout_s: float
     ) -> tuple[list[WebHit], LegReport]:
         t0 = time.perf_counter()
-        if self.cache is not None:
-            cached = await self.cache.get(provider.name, query)
+        cache = self.cache if self.cache_all or not provider.capabilities.keyed else None
+        if cache is not None:
+            cached = await cache.get(provider.name, query)
             if cached is not None:
                 found, age = cached
                 report = LegReport(
@@ -152,8 +160,8 @@ class WebLeg:
             limiter=self.limiter,
             rate=self.rate_for(provider, config),
         )
-        if self.cache is not None and report.status is Status.OK:
-            await self.cache.put(provider.name, query, found)
+        if cache is not None and report.status is Status.OK:
+            await cache.put(provider.name, query, found)
         return found, report
 
     def rate_for(self, provider: SearchProvider, config: PlugConfig) -> Rate | None:
