@@ -33,6 +33,8 @@ Name = Annotated[str, typer.Argument(help="Collection name.")]
 
 
 def register(app: typer.Typer) -> None:
+    from unifind.cli import kb_migrate  # noqa: F401 - registers `kb migrate` on kb_app
+
     app.add_typer(kb_app, name="kb")
 
 

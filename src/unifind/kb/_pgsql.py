@@ -13,11 +13,16 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from psycopg import sql
+import numpy as np
 
+from unifind._deps import require
 from unifind.kb import _remote
 from unifind.kb._filters import _values
-from unifind.kb.base import BM25_B, BM25_K1, CollectionInfo
+from unifind.kb.base import BM25_B, BM25_K1, ChunkIn, CollectionInfo, DocumentIn
+
+Exported = tuple[DocumentIn, list[ChunkIn]]
+
+sql: Any = require("psycopg.sql", "postgres")  # a missing driver names its extra
 
 NO_PGVECTOR = (
     "PostgreSQL at {url} has no pgvector: install it (https://github.com/pgvector/pgvector"
@@ -25,7 +30,7 @@ NO_PGVECTOR = (
 )
 
 
-def schema_sql(schema: str) -> list[sql.Composed]:
+def schema_sql(schema: str) -> list[Any]:
     """Idempotent DDL; chunk ids come from one sequence, so they are never reused."""
     s = sql.Identifier(schema)
     stmts = [
@@ -55,7 +60,7 @@ def schema_sql(schema: str) -> list[sql.Composed]:
     return [sql.SQL(q).format(s=s) for q in stmts]
 
 
-def hnsw_index(schema: str, coll_id: int, dim: int) -> sql.Composed:
+def hnsw_index(schema: str, coll_id: int, dim: int) -> Any:
     """A partial HNSW index per collection: vectors of several dims share one column.
 
     The expression cast is pgvector's documented way to index a column of mixed dims
@@ -75,7 +80,7 @@ def hnsw_index(schema: str, coll_id: int, dim: int) -> sql.Composed:
 
 def filter_sql(
     filters: Mapping[str, Any] | None, alias: str, schema: str
-) -> tuple[sql.Composable, dict[str, Any]]:
+) -> tuple[Any, dict[str, Any]]:
     """``AND <alias>.doc IN (documents matching the filters)``, or nothing without filters.
 
     jsonb equality keeps JSON types (``true`` is not ``1``, ``"1"`` is not ``1``) and a
@@ -83,7 +88,7 @@ def filter_sql(
     """
     if not filters:
         return sql.SQL(""), {}
-    clauses: list[sql.Composable] = []
+    clauses: list[Any] = []
     params: dict[str, Any] = {}
     for i, (key, value) in enumerate(filters.items()):
         values = _values(key, value)
@@ -150,3 +155,35 @@ def info(row: Sequence[Any]) -> CollectionInfo:
         name=name, embedder=embedder, dim=dim, analyzer=analyzer, description=description,
         documents=int(docs), chunks=int(chunks), created_at=created_at, metadata=meta,
     )  # fmt: skip
+
+
+def export_document(conn: Any, q: Any, cid: int, document_id: str) -> Exported | None:
+    """A document as stored, read in one transaction (``q`` formats a query's schema)."""
+    with conn.transaction():
+        row = conn.execute(
+            q(
+                "SELECT id, content_hash, title, source, mime, text_chars, metadata "
+                "FROM {s}.documents WHERE collection_id = %s AND document_id = %s"
+            ),
+            (cid, document_id),
+        ).fetchone()
+        if row is None:
+            return None
+        chunks = conn.execute(
+            q(
+                'SELECT c.id, c.ordinal, c.text, c.start, c."end", c.vector::real[], '
+                "coalesce((SELECT jsonb_object_agg(p.term, p.tf) FROM {s}.postings AS p "
+                "WHERE p.collection_id = %s AND p.chunk = c.id), '{{}}'::jsonb) "
+                "FROM {s}.chunks AS c WHERE c.doc = %s ORDER BY c.id"
+            ),
+            (cid, row[0]),
+        ).fetchall()
+    doc = DocumentIn(
+        document_id, row[1], title=row[2], source=row[3], mime=row[4], text_chars=row[5],
+        metadata=row[6],
+    )  # fmt: skip
+    out = []
+    for _, ordinal, text, start, end, vector, terms in chunks:
+        vec = None if vector is None else np.asarray(vector, dtype=np.float32)
+        out.append(ChunkIn(ordinal, text, start, end, dict(terms), vec))
+    return doc, out

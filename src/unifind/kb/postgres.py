@@ -57,10 +57,8 @@ class PostgresStore(KBStore):
         self._conns: list[Any] = []
         self._ready = False
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # never the password
         return f"PostgresStore({_remote.redact(self.url)!r})"
-
-    # ---- connections -----------------------------------------------------------------
 
     def _conn(self) -> Any:
         conn = getattr(self._local, "conn", None)
@@ -100,9 +98,7 @@ class PostgresStore(KBStore):
         self._ready = True
 
     def _sql(self, query: str, **parts: Any) -> Any:
-        from psycopg import sql
-
-        return sql.SQL(query).format(s=sql.Identifier(self.schema), **parts)
+        return _pgsql.sql.SQL(query).format(s=_pgsql.sql.Identifier(self.schema), **parts)
 
     def close(self) -> None:
         with self._lock:
@@ -110,8 +106,6 @@ class PostgresStore(KBStore):
                 conn.close()
             self._conns.clear()
         self._local = threading.local()
-
-    # ---- collections -----------------------------------------------------------------
 
     def _collection(self, conn: Any, name: str, *, lock: bool = False) -> tuple[int, int | None]:
         q = "SELECT id, dim FROM {s}.collections WHERE name = %s" + (" FOR UPDATE" * lock)
@@ -173,9 +167,11 @@ class PostgresStore(KBStore):
             for table in ("postings", "chunks", "documents", "collections"):
                 key = "id" if table == "collections" else "collection_id"
                 conn.execute(self._sql(f"DELETE FROM {{s}}.{table} WHERE {key} = %s"), (cid,))
-            conn.execute(self._sql("DROP INDEX IF EXISTS {s}.{i}", i=_ident(f"chunks_hnsw_{cid}")))
-
-    # ---- documents -------------------------------------------------------------------
+            conn.execute(
+                self._sql(
+                    "DROP INDEX IF EXISTS {s}.{i}", i=_pgsql.sql.Identifier(f"chunks_hnsw_{cid}")
+                )
+            )
 
     def document_hash(self, collection: str, document_id: str) -> str | None:
         conn = self._conn()
@@ -325,6 +321,13 @@ class PostgresStore(KBStore):
         }
         return {c: found[c] for c in chunk_ids if c in found}
 
+    def export_document(self, collection: str, document_id: str) -> _pgsql.Exported | None:
+        """The document as stored (terms, unit vectors), for ``kb migrate``."""
+        conn = self._conn()
+        return _pgsql.export_document(
+            conn, self._sql, self._collection(conn, collection)[0], document_id
+        )
+
     # ---- search ----------------------------------------------------------------------
 
     def lexical_search(
@@ -380,8 +383,7 @@ class PostgresStore(KBStore):
         return [Hit(str(r[0]), float(r[1])) for r in rows]
 
     def _ann(self, conn: Any, cid: int, dim: int, q: str, limit: int) -> list[Any]:
-        from psycopg import sql
-
+        sql = _pgsql.sql
         k = max(2 * limit, limit + 16)
         with conn.transaction():
             # ef_search bounds how many rows the index scan can return at all.
@@ -392,9 +394,3 @@ class PostgresStore(KBStore):
                     {"q": q, "k": k, "limit": limit},
                 )
             )
-
-
-def _ident(name: str) -> Any:
-    from psycopg import sql
-
-    return sql.Identifier(name)

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from unifind.errors import InputError, StoreError, UnknownName
 from unifind.kb import _write
+from unifind.kb._export import Exported, sqlite_document
 from unifind.kb._filters import filter_sql
 from unifind.kb._follow import Follower, Head, LexicalFollower, VectorFollower, read_head
 from unifind.kb._hnsw import Hnsw, remove_sidecars
@@ -252,6 +253,10 @@ class SQLiteStore(KBStore):
             for r in rows
         }
         return {c: found[c] for c in chunk_ids if c in found}
+
+    def export_document(self, collection: str, document_id: str) -> Exported | None:
+        """The document as stored (terms, unit vectors), for ``kb migrate``."""
+        return sqlite_document(self._conn(), collection, document_id)
 
     # ---- search --------------------------------------------------------------------
 

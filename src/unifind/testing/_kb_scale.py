@@ -140,6 +140,24 @@ class ScaleOutTests:
                 [float(picked[c] @ q) for c in exact], abs=1e-5
             )
 
+    def test_export_returns_the_document_as_stored(self, kb: KBStore) -> None:
+        if not hasattr(kb, "export_document"):
+            pytest.skip("this store has no export_document (kb migrate can't read it)")
+        v = np.array([3.0, 4.0, 0.0, 0.0], dtype=np.float32)
+        chunks = [chunk(0, "alpha beta", {"alpha": 1, "β": 2}, v), chunk(1, "gamma", {})]
+        kb.upsert_document("docs", doc("a", "h9", lang="en"), chunks)
+        got, out = kb.export_document("docs", "a")
+        assert (got.document_id, got.content_hash, got.title, got.metadata) == (
+            "a", "h9", "Title a", {"lang": "en"},
+        )  # fmt: skip
+        assert [(c.ordinal, c.text, c.start, c.end, dict(c.terms)) for c in out] == [
+            (0, "alpha beta", 0, 10, {"alpha": 1, "β": 2}),
+            (1, "gamma", 1000, 1005, {}),
+        ]
+        assert out[0].vector is not None and out[1].vector is None
+        assert out[0].vector.tolist() == pytest.approx([0.6, 0.8, 0, 0], abs=1e-7)  # unit
+        assert kb.export_document("docs", "missing") is None
+
     @staticmethod
     def _chunk_ids(store: KBStore, collection: str, document_id: str, n: int) -> list[str]:
         found = ids(
