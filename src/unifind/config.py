@@ -19,6 +19,9 @@ class KBSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     store: str = "sqlite"
+    """Where the KB lives: ``sqlite`` (one file under ``home``), ``sqlite:///path.db``,
+    ``postgresql://user:pass@host/db`` (pgvector), ``qdrant://folder`` (local mode) or
+    ``qdrant://host:6333``; ``unifind kb migrate NAME --to URL`` moves collections."""
     embedder: str = "bge-small-en-v1.5"
     """Embedder for new collections: a registered name, ``onnx:/path`` or ``openai:model``."""
     chunk_chars: int = Field(default=1200, ge=100)
