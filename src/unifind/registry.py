@@ -113,6 +113,14 @@ _BUILTINS: dict[str, dict[str, str]] = {
         "searxng": "unifind.web.providers.searxng:SearXNG",
         "duckduckgo": "unifind.web.providers.duckduckgo:DuckDuckGo",
     },
+    # Bytes → (text, title) by MIME type: how the web leg reads a fetched PDF or Word file
+    # with the KB's extractor while neither layer imports the other (DESIGN §2).
+    "document_readers": {
+        "application/pdf": "unifind.kb.extract:extract_bytes",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": (
+            "unifind.kb.extract:extract_bytes"
+        ),
+    },
     "web_fetchers": {
         "local": "unifind.web.fetchers.local:LocalFetcher",
         "jina": "unifind.web.fetchers.jina:JinaReader",

@@ -189,10 +189,13 @@ def search(
 
 
 def fetch(
-    url: Annotated[str, typer.Argument(help="The http(s) URL to read.")],
+    urls: Annotated[list[str], typer.Argument(metavar="URL...", help="The http(s) URLs to read.")],
     max_chars: Annotated[
         int, typer.Option("--max-chars", min=1, help="Cap on the text; the overflow is announced.")
     ] = DEFAULT_MAX_CHARS,
+    start_char: Annotated[
+        int, typer.Option("--start-char", min=0, help="Start this far into the text (paging).")
+    ] = 0,
     provider: Annotated[
         str | None, typer.Option(help="Pin a fetcher: local | jina | firecrawl | exa.")
     ] = None,
@@ -205,25 +208,31 @@ def fetch(
     as_json: JsonOpt = False,
     config: ConfigOpt = None,
 ) -> None:
-    """Fetch a page as readable text (markdown-ish, never raw HTML), capped.
+    """Fetch a page as readable text (markdown-ish, never raw HTML), or several at once.
+
+    PDF and Word files are read by the ingest extractor; text is capped at --max-chars and
+    paged with --start-char (the next start is announced).
 
     The local fetcher (the zero-key default) refuses loopback, private, link-local and
-    cloud-metadata targets, after DNS and on every redirect, unless --allow-private.
-    Exit status: 0 fetched, 1 failed (the report says why), 2 bad input.
+    cloud-metadata targets, after DNS and on every redirect, unless --allow-private;
+    HTTPS_PROXY/HTTP_PROXY are used, the target still checked first.
+    Exit status: 0 all fetched, 1 any failed (the report says why), 2 bad input.
     """
     with friendly_errors():
         leg = _leg(config, allow_private=allow_private)
-        fetched = _run(
+        got = _run(
             leg,
-            lambda w: w.fetch(
-                url, max_chars=max_chars, provider=provider, fallback=fallback, timeout_s=timeout
+            lambda w: w.fetch_many(
+                urls, max_chars=max_chars, provider=provider, fallback=fallback,
+                timeout_s=timeout, start_char=start_char,
             ),
-        )
+        )  # fmt: skip
     if as_json:
-        print_json(fetched.to_dict())
+        print_json(got[0].to_dict() if len(got) == 1 else [f.to_dict() for f in got])
     else:
-        console.print(escape(render_fetch(fetched)), soft_wrap=True)
-    if not fetched.ok:
+        text = "\n\n---\n\n".join(render_fetch(f) for f in got)
+        console.print(escape(text), soft_wrap=True)
+    if not all(f.ok for f in got):
         raise typer.Exit(1)
 
 

@@ -7,9 +7,10 @@ non-http URL) raises :class:`~unifind.errors.InputError` before anything runs.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -206,12 +207,16 @@ class WebLeg:
         provider: str | None = None,
         fallback: bool | None = None,
         timeout_s: float | None = None,
+        start_char: int = 0,
     ) -> FetchResult:
-        """Readable text of ``url``, capped at ``max_chars`` with the overflow counted."""
+        """Readable text of ``url`` from ``start_char``, capped at ``max_chars`` with the
+        overflow counted and the next page's start given."""
         if not url.startswith(("http://", "https://")):
             raise InputError(f"fetch needs an http(s) URL, got {url!r}")
         if max_chars < 1:
             raise InputError(f"max_chars must be at least 1, got {max_chars}")
+        if start_char < 0:
+            raise InputError(f"start_char must be 0 or more, got {start_char}")
         if provider and provider not in self.fetchers.names():
             raise UnknownName("web fetcher", provider, self.fetchers.names())
         choices, _ = self.fetchers.candidates(self.fetchers.pin(provider))
@@ -237,7 +242,7 @@ class WebLeg:
                 note=note,
             )
             if page is not None:
-                return _fetched(page, report, max_chars, tuple(failed))
+                return _fetched(page, report, max_chars, tuple(failed), start_char)
         if report is None:
             report = LegReport(
                 leg="web",
@@ -247,6 +252,25 @@ class WebLeg:
                 note="no fetcher is usable",
             )
         return FetchResult(url=url, report=report, attempts=tuple(failed))
+
+    async def fetch_many(
+        self, urls: Sequence[str], *, concurrency: int = 4, **kw: Any
+    ) -> list[FetchResult]:
+        """:meth:`fetch` each URL, ``concurrency`` at a time; results in the given order.
+
+        Bad input (a non-http URL) raises before anything is fetched."""
+        if not urls:
+            raise InputError("fetch needs at least one URL")
+        for url in urls:
+            if not url.startswith(("http://", "https://")):
+                raise InputError(f"fetch needs http(s) URLs, got {url!r}")
+        gate = asyncio.Semaphore(max(1, concurrency))
+
+        async def one(url: str) -> FetchResult:
+            async with gate:
+                return await self.fetch(url, **kw)
+
+        return list(await asyncio.gather(*(one(u) for u in urls)))
 
 
 def _fallback_note(choice: Choice, failed: LegReport) -> str:
@@ -303,9 +327,14 @@ def cap_text(text: str, max_chars: int) -> tuple[str, int]:
 
 
 def _fetched(
-    page: Page, report: LegReport, max_chars: int, failed: tuple[LegReport, ...]
+    page: Page,
+    report: LegReport,
+    max_chars: int,
+    failed: tuple[LegReport, ...],
+    start: int = 0,
 ) -> FetchResult:
-    text, cut = cap_text(page.text, max_chars)
+    start = min(start, len(page.text))
+    text, cut = cap_text(page.text[start:], max_chars)
     if page.notes:
         report = replace_note(report, "; ".join(page.notes))
     return FetchResult(
@@ -319,6 +348,8 @@ def _fetched(
         published=page.published,
         total_chars=len(page.text),
         truncated_chars=cut,
+        start_char=start,
+        next_start=len(page.text) - cut if cut else None,
     )
 
 

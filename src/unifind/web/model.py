@@ -146,7 +146,11 @@ class FetchResult(BaseModel):
     total_chars: int = 0
     """Length of the whole extracted text, before the cap."""
     truncated_chars: int = 0
-    """Characters cut by the cap (``total_chars - len(text)``)."""
+    """Characters after this page of text (``total_chars - start_char - len(text)``)."""
+    start_char: int = 0
+    """Where ``text`` starts in the whole extracted text."""
+    next_start: int | None = None
+    """``start_char`` of the next page; None when this page reaches the end."""
 
     @property
     def ok(self) -> bool:

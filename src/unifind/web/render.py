@@ -59,5 +59,8 @@ def render_fetch(fetched: FetchResult) -> str:
     head.append(f"Source: {source} (via {report.backend})")
     body = fetched.text
     if fetched.truncated_chars:
-        body += f"\n… [truncated: {fetched.truncated_chars:,} more characters]"
+        more = f"\n… [truncated: {fetched.truncated_chars:,} more characters"
+        if fetched.next_start is not None:
+            more += f"; continue from start_char={fetched.next_start}"
+        body += more + "]"
     return "\n".join(head) + "\n\n" + body
