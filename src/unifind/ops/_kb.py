@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from unifind.errors import InputError
 from unifind.kb.base import CollectionInfo
 from unifind.kb.ingest import FileOutcome, IngestReport
+from unifind.ops._crawl import Crawler, CrawlPage
 from unifind.ops.models import (
     CollectionIn,
     CollectionOut,
@@ -123,6 +124,39 @@ class KBOps:
             )
         except InputError as exc:  # a blank document is one failed outcome, not a failed batch
             return FileOutcome(doc_id, doc_id, "failed", error=str(exc))
+
+    async def crawl(
+        self,
+        name: str,
+        url: str,
+        *,
+        max_pages: int = 50,
+        progress: Callable[[CrawlPage], None] | None = None,
+        principal: Principal | None = None,
+    ) -> IngestOutput:
+        """Crawl one site into ``name`` (sitemap, links, robots.txt; see ``ops._crawl``);
+        every URL's outcome, unchanged pages kept as they are."""
+        p = self._principal(principal)
+        self._kb.collection(name, principal=p)
+        leg = self._ops.searcher.leg("web")
+        if leg is None:
+            raise InputError("the web leg is not available in this build")
+
+        async def fetch(page_url: str) -> Any:
+            return await leg.fetch(page_url, max_chars=2_000_000, provider="local")
+
+        async def ingest(page_url: str, text: str, title: str) -> tuple[str, int, str | None]:
+            doc = TextDocumentIn(document_id=page_url, text=text, title=title,
+                                 metadata={"url": page_url})  # fmt: skip
+            o = await self._ingest_one(name, doc, p)
+            return str(getattr(o.status, "value", o.status)), o.chunks, o.error
+
+        report = await Crawler(fetch, ingest, max_pages=max_pages, progress=progress).run(url)
+        outcomes = [FileOutcome(pg.url, pg.url, pg.status, pg.chunks, pg.error)  # type: ignore[arg-type]
+                    for pg in report.pages]  # fmt: skip
+        out = _ingest_output(name, outcomes)
+        stopped = next((n for n in report.notes if n.startswith("stopped")), None)
+        return out.model_copy(update={"stopped": stopped})
 
     async def ingest_files(
         self,

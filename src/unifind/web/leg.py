@@ -350,6 +350,7 @@ def _fetched(
         truncated_chars=cut,
         start_char=start,
         next_start=len(page.text) - cut if cut else None,
+        links=page.links,
     )
 
 

@@ -125,6 +125,8 @@ class Page:
     published: str | None = None
     notes: tuple[str, ...] = ()
     """Facts worth reporting (a body cut at the byte cap)."""
+    links: tuple[str, ...] = ()
+    """Absolute http(s) links of an HTML page, in page order (for crawling)."""
 
 
 class FetchResult(BaseModel):
@@ -151,6 +153,8 @@ class FetchResult(BaseModel):
     """Where ``text`` starts in the whole extracted text."""
     next_start: int | None = None
     """``start_char`` of the next page; None when this page reaches the end."""
+    links: tuple[str, ...] = ()
+    """Absolute http(s) links of an HTML page (local fetcher only), for crawling."""
 
     @property
     def ok(self) -> bool:

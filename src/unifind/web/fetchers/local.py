@@ -159,8 +159,9 @@ def _page(reply: Reply, url: str, final: str) -> Page:
             Reason.BAD_RESPONSE,
             f"{ctype} is not a text page; HTML, text, PDF and Word (.docx) are read",
         )
-    title = None
+    title, links = None, tuple[str, ...]()
     if is_html:
+        links = page_links(text, final)
         title, text = extract_html(text, final)
     notes = (f"body cut at {len(reply.content):,} bytes",) if reply.truncated else ()
     return Page(
@@ -170,7 +171,27 @@ def _page(reply: Reply, url: str, final: str) -> Page:
         final_url=final if final != url else None,
         content_type=ctype or None,
         notes=notes,
+        links=links,
     )
+
+
+def page_links(markup: str, base: str) -> tuple[str, ...]:
+    """Absolute http(s) links of a page (``<base href>`` honoured), fragments dropped."""
+    from lxml import etree
+    from lxml import html as lxml_html
+
+    try:
+        doc = lxml_html.fromstring(markup)
+    except (etree.ParserError, ValueError):
+        return ()
+    bases = doc.xpath("//base/@href")
+    base = urljoin(base, str(bases[0])) if bases else base
+    out: dict[str, None] = {}
+    for href in doc.xpath("//a/@href"):
+        url = urljoin(base, str(href).strip()).split("#", 1)[0]
+        if url.startswith(("http://", "https://")):
+            out[url] = None
+    return tuple(out)
 
 
 def extract_html(markup: str, url: str) -> tuple[str | None, str]:

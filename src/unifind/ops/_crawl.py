@@ -1,0 +1,149 @@
+"""Crawl one site into a KB collection: sitemap first, then links, robots.txt respected.
+
+It lives at the operation layer because it joins two independent legs (DESIGN §2): every
+page, robots.txt and sitemap is read through the web leg's SSRF-safe local fetcher (each hop
+and redirect checked), and every page becomes a KB document whose id is its URL. Re-crawling
+replaces only changed pages: the KB keeps a document whose text is the same (``unchanged``).
+
+Bounds: ``max_pages`` pages fetched (robots and sitemap not counted), one site (the start's
+scheme and host; a redirect elsewhere is not followed), each URL once (fragments dropped),
+the fetcher's byte cap per page, and a sitemap index followed one level down.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+from urllib.robotparser import RobotFileParser
+
+from unifind.errors import InputError
+
+AGENT = "unifind"
+_LOC = re.compile(r"<loc>\s*([^<\s]+)\s*</loc>", re.IGNORECASE)
+
+
+@dataclass
+class CrawlPage:
+    """What happened to one URL of a crawl."""
+
+    url: str
+    status: str
+    """``added``, ``replaced``, ``unchanged``, ``failed``, or ``skipped`` (robots, off-site)."""
+    chunks: int = 0
+    error: str | None = None
+
+
+@dataclass
+class CrawlReport:
+    """A whole crawl: every URL considered, and the robots/sitemap facts."""
+
+    start: str
+    pages: list[CrawlPage] = field(default_factory=list)
+    sitemap: int = 0
+    """URLs the sitemap listed."""
+    notes: list[str] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(p.status == status for p in self.pages)
+
+
+def _site(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme, (parts.hostname or "").lower() + (f":{parts.port}" if parts.port else "")
+
+
+class Crawler:
+    """One crawl: ``fetch(url) -> FetchResult`` (the web leg, local fetcher) and
+    ``ingest(url, text, title) -> (status, chunks)`` (the KB) are given by the caller."""
+
+    def __init__(
+        self,
+        fetch: Callable[[str], Any],
+        ingest: Callable[[str, str, str], Any],
+        *,
+        max_pages: int,
+        progress: Callable[[CrawlPage], None] | None = None,
+    ) -> None:
+        if max_pages < 1:
+            raise InputError(f"max_pages must be at least 1, got {max_pages}")
+        self.fetch, self.ingest, self.max_pages = fetch, ingest, max_pages
+        self.progress = progress or (lambda page: None)
+
+    async def run(self, start: str) -> CrawlReport:
+        if not start.startswith(("http://", "https://")):
+            raise InputError(f"crawl needs an http(s) URL, got {start!r}")
+        report = CrawlReport(start)
+        site = _site(start)
+        robots = await self._robots(start, report)
+        queue: deque[str] = deque([start])
+        for url in await self._sitemap(start, robots, report):
+            queue.append(url)
+        seen: set[str] = set()
+        fetched = 0
+        while queue and fetched < self.max_pages:
+            url = queue.popleft().split("#", 1)[0]
+            if url in seen:
+                continue
+            seen.add(url)
+            if _site(url) != site:
+                continue
+            if robots is not None and not robots.can_fetch(AGENT, url):
+                self._record(report, CrawlPage(url, "skipped", error="disallowed by robots.txt"))
+                continue
+            fetched += 1
+            page = await self._page(url, site, queue)
+            self._record(report, page)
+        if queue and fetched >= self.max_pages:
+            report.notes.append(f"stopped at --max-pages {self.max_pages}; {len(queue)} "
+                                "URL(s) left in the queue")  # fmt: skip
+        return report
+
+    def _record(self, report: CrawlReport, page: CrawlPage) -> None:
+        report.pages.append(page)
+        self.progress(page)
+
+    async def _page(self, url: str, site: tuple[str, str], queue: deque[str]) -> CrawlPage:
+        got = await self.fetch(url)
+        if not got.ok:
+            return CrawlPage(url, "failed", error=got.report.error or got.report.status.value)
+        final = got.final_url or url
+        if _site(final) != site:
+            return CrawlPage(url, "skipped", error=f"redirected off the site to {final}")
+        queue.extend(link for link in got.links if _site(link) == site)
+        status, chunks, error = await self.ingest(final, got.text, got.title or "")
+        return CrawlPage(final, status, chunks, error)
+
+    async def _robots(self, start: str, report: CrawlReport) -> RobotFileParser | None:
+        url = urljoin(start, "/robots.txt")
+        got = await self.fetch(url)
+        if not got.ok:
+            report.notes.append("no robots.txt: every page of the site may be fetched")
+            return None
+        robots = RobotFileParser(url)
+        robots.parse(got.text.splitlines())
+        return robots
+
+    async def _sitemap(
+        self, start: str, robots: RobotFileParser | None, report: CrawlReport
+    ) -> list[str]:
+        named = (robots.site_maps() if robots else None) or [urljoin(start, "/sitemap.xml")]
+        urls: list[str] = []
+        for sitemap in named[:5]:
+            got = await self.fetch(sitemap)
+            if not got.ok:
+                continue
+            locs = _LOC.findall(got.text)
+            if "<sitemapindex" in got.text.lower():  # an index: one level down
+                for child in locs[:20]:
+                    sub = await self.fetch(child)
+                    urls += _LOC.findall(sub.text) if sub.ok else []
+            else:
+                urls += locs
+        report.sitemap = len(urls)
+        if urls:
+            report.notes.append(f"sitemap lists {len(urls)} URL(s)")
+        return urls
