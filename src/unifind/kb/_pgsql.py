@@ -171,19 +171,22 @@ def export_document(conn: Any, q: Any, cid: int, document_id: str) -> Exported |
             return None
         chunks = conn.execute(
             q(
-                'SELECT c.id, c.ordinal, c.text, c.start, c."end", c.vector::real[], '
-                "coalesce((SELECT jsonb_object_agg(p.term, p.tf) FROM {s}.postings AS p "
-                "WHERE p.collection_id = %s AND p.chunk = c.id), '{{}}'::jsonb) "
+                'SELECT c.id, c.ordinal, c.text, c.start, c."end", c.vector::real[] '
                 "FROM {s}.chunks AS c WHERE c.doc = %s ORDER BY c.id"
             ),
-            (cid, row[0]),
+            (row[0],),
         ).fetchall()
+        terms: dict[int, dict[str, int]] = {}
+        for chunk, term, tf in conn.execute(
+            q("SELECT chunk, term, tf FROM {s}.postings WHERE doc = %s"), (row[0],)
+        ):
+            terms.setdefault(int(chunk), {})[term] = int(tf)
     doc = DocumentIn(
         document_id, row[1], title=row[2], source=row[3], mime=row[4], text_chars=row[5],
         metadata=row[6],
     )  # fmt: skip
     out = []
-    for _, ordinal, text, start, end, vector, terms in chunks:
+    for chunk_id, ordinal, text, start, end, vector in chunks:
         vec = None if vector is None else np.asarray(vector, dtype=np.float32)
-        out.append(ChunkIn(ordinal, text, start, end, dict(terms), vec))
+        out.append(ChunkIn(ordinal, text, start, end, terms.get(int(chunk_id), {}), vec))
     return doc, out
