@@ -1,0 +1,91 @@
+"""Fusion across legs, rerank and citation ids: unique within a request, never restarting."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from unifind._redis import citation_ids_for
+from unifind.cite import CitationCheck, CitationContext, References, build_references
+from unifind.cite import check_citations as _check
+from unifind.engine._base import SearcherBase
+from unifind.engine._util import new_request_id
+from unifind.rank.merge import fuse_results
+from unifind.rerankers import rerank as rerank_items
+from unifind.types import Item, LegReport, SearchResult, SearchResults
+
+
+class Citing(SearcherBase):
+    """Fuse, rerank, cite and render references."""
+
+    def fuse(
+        self, results: SearchResults | Sequence[SearchResult], *, top_n: int | None = None
+    ) -> list[Item]:
+        """One ranked, deduplicated list across legs (weighted RRF), provenance merged."""
+        seq = results.results if isinstance(results, SearchResults) else results
+        weights = self.settings.leg_weights or None
+        return fuse_results(seq, leg_weights=weights, top_n=top_n)
+
+    async def rerank(
+        self, items: Sequence[Item], query: str, *, uses: str = "builtin", top_n: int | None = None
+    ) -> tuple[list[Item], LegReport]:
+        """Rerank a fused list by a ``uses`` string: ``builtin`` (score × weight),
+        ``cross-encoder``, ``agent:<name>`` or ``mcp:<server>.<tool>``.
+
+        Never drops or invents items; a failing mode keeps the order and says so in the
+        report. An unknown ``uses`` raises InputError.
+        """
+        return await rerank_items(items, query, uses=uses, settings=self.settings, top_n=top_n)
+
+    def context(self, request_id: str) -> CitationContext:
+        """The citation context of a request: ids continue across every call for it."""
+        ctx = self._contexts.get(request_id)
+        if ctx is None:
+            # Redis when settings.redis_url is set, so every worker continues one numbering.
+            store = citation_ids_for(self.settings)
+            ctx = self._contexts[request_id] = CitationContext(request_id, store=store)
+            while len(self._contexts) > 1024:  # bounded: old turns are in the records
+                self._contexts.popitem(last=False)
+        return ctx
+
+    def references(
+        self,
+        results: SearchResults | Sequence[SearchResult],
+        *,
+        request_id: str | None = None,
+        top_n: int | None = None,
+        **options: Any,
+    ) -> References:
+        """Fuse, cite (ids unique within the request) and render ``<references>`` + prompt.
+
+        Items cited by the search for this same request keep their ids.
+        """
+        own = results.request_id if isinstance(results, SearchResults) else None
+        rid = request_id or own
+        fused = self.fuse(results, top_n=top_n)
+        if rid is not None and rid == own and all(it.citation_id for it in fused):
+            return build_references(fused, **options)
+        ctx = self.context(rid) if rid else CitationContext("adhoc")
+        return build_references(ctx.assign(fused), **options)
+
+    def _cite(
+        self, results: Sequence[SearchResult], request_id: str | None
+    ) -> tuple[SearchResult, ...]:
+        """Give every item its citation id, unique within the request, in fused order.
+
+        A caller's ``request_id`` continues its stored context (ids never restart across
+        calls); without one, a new id and a context of its own that nothing keeps.
+        """
+        ctx = self.context(request_id) if request_id else CitationContext(new_request_id())
+        ctx.assign(self.fuse(results))  # ref_001 is the best fused item
+        return tuple(
+            res.model_copy(
+                update={"items": tuple(ctx.assign(res.items)), "request_id": ctx.request_id}
+            )
+            for res in results
+        )
+
+    @staticmethod
+    def check_citations(text: str, refs: References) -> CitationCheck:
+        """Which citations in an LLM answer exist, were cut by the budget, or are unknown."""
+        return _check(text, refs)
