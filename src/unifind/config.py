@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from unifind.errors import ConfigError, describe
 from unifind.types import Principal
+
+log = logging.getLogger("unifind.config")
 
 
 class KBSettings(BaseModel):
@@ -93,12 +96,41 @@ class Settings(BaseModel):
     Searcher calls given no principal act as it. Unset: no principal, so only shared
     collections and tenant-less records are visible (fail closed, DESIGN §10)."""
     agents: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    """LLM profiles for ``agent:<name>`` stages: ``{base_url, model, api_key | api_key_env}``."""
+    """LLM profiles for every ``agent:<name>`` stage (intent, keywords, rerank, the DB
+    generator, the answer): ``{base_url, model, api_key | api_key_env}``. The one place
+    profiles live; an older ``db.agents`` is read into it (see :meth:`_one_agents`)."""
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """MCP servers for ``mcp:<server>.<tool>`` stages: ``{command, args, env}`` or ``{url}``."""
     web: dict[str, Any] = Field(default_factory=dict)
     db: dict[str, Any] = Field(default_factory=dict)
     server: ServerSettings = Field(default_factory=ServerSettings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_agents(cls, data: Any) -> Any:
+        """Lift a legacy ``db.agents`` into ``agents`` (same name twice must agree)."""
+        if not isinstance(data, dict) or not isinstance(data.get("db"), dict):
+            return data
+        legacy = data["db"].get("agents")
+        if legacy is None:
+            return data
+        if not isinstance(legacy, dict):
+            raise ValueError("db.agents must be a mapping of profiles; move it to top-level agents")
+        agents = dict(data.get("agents") or {})
+        for name, prof in legacy.items():
+            if name in agents and agents[name] != prof:
+                raise ValueError(
+                    f"agent {name!r} is defined in both agents and db.agents, differently: "
+                    "keep one, under top-level agents"
+                )
+            agents[name] = prof
+        log.warning(
+            "db.agents is deprecated: its profiles (%s) were read into top-level agents; "
+            "move them there",
+            ", ".join(sorted(legacy)),
+        )
+        db = {k: v for k, v in data["db"].items() if k != "agents"}
+        return {**data, "agents": agents, "db": db}
 
     @property
     def kb_path(self) -> Path:

@@ -84,7 +84,7 @@ class DBLeg:
             row_cap=int(cfg.get("row_cap", DEFAULT_ROW_CAP)),
             statement_timeout_s=float(cfg.get("statement_timeout_s", DEFAULT_TIMEOUT_S)),
             generator=str(cfg.get("generator", "builtin")),
-            config=cfg,
+            config={**cfg, "agents": settings.agents},  # one agents section (config.py)
             strict=bool(cfg.get("strict", False)),
             disabled=disabled,
         )
