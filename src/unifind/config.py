@@ -34,8 +34,10 @@ class KBSettings(BaseModel):
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=100, ge=1)
     """How many hits each of the lexical and dense legs contributes to fusion."""
-    fusion: Literal["rrf", "convex"] = "rrf"
-    """How lexical and dense runs are fused: RRF (k=rrf_k) or min-max convex."""
+    fusion: Literal["adaptive", "convex", "rrf"] = "adaptive"
+    """How lexical and dense runs are fused, all on a 0-1 scale: ``adaptive`` (min-max
+    convex, each arm weighted per query by how much the other arm confirms its head;
+    ``unifind.rank.adaptive``), ``convex`` (equal weights) or ``rrf`` (k=rrf_k)."""
     rerank: str | None = None
     """Reranker applied when a request asks for ``rerank=True`` (default cross-encoder)."""
     rerank_depth: int = Field(default=20, ge=1)

@@ -168,6 +168,7 @@ _LEG_ONLY_OPTIONS: dict[str, str] = {
     "collections": "kb",
     "mode": "kb",
     "filters": "kb",
+    "group": "kb",
     "provider": "web",
     "sites": "web",
     "time_range": "web",
@@ -221,7 +222,9 @@ class SearchRequest(_Value):
     collections: tuple[str, ...] | None = None
     mode: KBMode | None = None
     threshold: float | None = None
-    """Drop hits whose backend score is below this (cosine for semantic, fused otherwise)."""
+    """Drop hits scoring below this on the KB's 0-1 scale (1 = best candidate on every arm)."""
+    group: Literal["chunk", "document"] | None = None
+    """KB: ``document`` returns each document once (its best chunk); ``limit`` counts documents."""
     filters: dict[str, Any] | None = None
     """Document metadata filters: ``{"lang": "en"}`` or ``{"tag": ["a", "b"]}`` (any of)."""
     rerank: bool | str | None = None

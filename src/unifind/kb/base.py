@@ -201,6 +201,15 @@ class KBStore(ABC):
     ) -> list[Hit]:
         """Cosine nearest chunks; empty for a collection without vectors."""
 
+    def chunk_vectors(
+        self, collection: str, chunk_ids: Sequence[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Stored unit vectors of these chunks (for query feedback); missing ids left out.
+
+        The default knows none, so a store without it simply gets no dense feedback.
+        """
+        return {}
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections and files."""
 

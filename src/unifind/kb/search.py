@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,6 +14,7 @@ import numpy as np
 from unifind.analysis import Analyzer, get_analyzer
 from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable, SourceError
 from unifind.kb._filters import check_filters
+from unifind.kb._rank import Key, Run, depth_for, tiered
 from unifind.kb.base import ChunkRecord, CollectionInfo, Hit
 from unifind.rank.fusion import convex, rrf
 from unifind.types import (
@@ -30,21 +31,6 @@ from unifind.types import (
 if TYPE_CHECKING:
     from unifind.kb.acl import Caller
     from unifind.kb.service import KnowledgeBase
-
-Key = tuple[str, str]  # (collection, chunk_id)
-
-
-@dataclass
-class _Run:
-    """One backend's ranked hits for one collection."""
-
-    collection: str
-    stage: str
-    hits: list[Hit] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return f"{self.collection}/{self.stage}"
 
 
 def _ms(t0: float) -> float:
@@ -110,9 +96,9 @@ _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="unifind-kb")
 Stage = tuple[str, str, Callable[[], list[Hit]]]
 
 
-def _stage(coll: str, stage: str, fn: Callable[[], list[Hit]]) -> tuple[LegReport, _Run]:
+def _stage(coll: str, stage: str, fn: Callable[[], list[Hit]]) -> tuple[LegReport, Run]:
     t0 = time.perf_counter()
-    run = _Run(coll, stage)
+    run = Run(coll, stage)
     try:
         run.hits = fn()
     except Exception as exc:  # a failing backend is a status, never an exception (DESIGN §3)
@@ -122,21 +108,11 @@ def _stage(coll: str, stage: str, fn: Callable[[], list[Hit]]) -> tuple[LegRepor
     return _report(coll, stage, Status.OK, hits=len(run.hits), took_ms=_ms(t0)), run
 
 
-def _run_stages(stages: Sequence[Stage]) -> list[tuple[LegReport, _Run]]:
+def _run_stages(stages: Sequence[Stage]) -> list[tuple[LegReport, Run]]:
     """The first stage in this thread, the others in the pool, all at once."""
     others = [_POOL.submit(_stage, *st) for st in stages[1:]]
     first = [_stage(*stages[0])] if stages else []
     return first + [f.result() for f in others]
-
-
-def fuse(runs: Sequence[_Run], *, method: str, k: int) -> list[tuple[Key, float]]:
-    """One run keeps its own scores; several are fused (RRF or min-max convex)."""
-    live = [r for r in runs if r.hits]
-    if len(live) == 1:
-        return [((live[0].collection, h.chunk_id), h.score) for h in live[0].hits]
-    if method == "convex":
-        return convex({r.name: {(r.collection, h.chunk_id): h.score for h in r.hits} for r in live})
-    return rrf({r.name: [(r.collection, h.chunk_id) for h in r.hits] for r in live}, k=k)
 
 
 async def search_collections(
@@ -151,35 +127,45 @@ async def search_collections(
     t0 = time.perf_counter()
     query, notes = clip_query(req.query)
     check_filters(req.filters)  # a wrong type is bad input, not a failing store
+    _check_threshold(req.threshold)
     infos = kb.infos(req.collections, principal) if req.collections else kb.visible(principal)
     if not infos:
         hint = "no collections to search: create one with `unifind kb create NAME`"
         report = _report("*", "lexical", Status.DISABLED, reason=Reason.NOT_CONFIGURED, note=hint)
         return SearchResult(type="kb", query=query, reports=(report,), notes=(hint, *notes))
-    reports, runs, fused, items = await asyncio.to_thread(_retrieve, kb, req, query, infos)
-    if items is None:  # rerank: the reranker runs on its own, then the page is built
+    reports, runs, fused, paged = await asyncio.to_thread(_retrieve, kb, req, query, infos)
+    if paged is None:  # rerank: the reranker runs on its own, then the page is built
         fused, rr_report = await _rerank(kb, req, query, fused)
         reports.append(rr_report)
-        fused = _threshold(fused, req)
-        page = fused[req.offset : req.offset + req.limit]
-        items = await asyncio.to_thread(_items, kb, req, page, runs)
+        paged = await asyncio.to_thread(_page, kb, req, fused, runs)
+    items, total, page_notes = paged
     return SearchResult(
         type="kb",
         query=query,
         items=tuple(items),
         reports=tuple(reports),
         took_ms=_ms(t0),
-        total=len(fused),
-        notes=notes,
+        total=total,
+        notes=(*notes, *page_notes),
     )
+
+
+def _check_threshold(threshold: float | None) -> None:
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise InputError(
+            f"threshold must be between 0 and 1 (the fused score scale), got {threshold}"
+        )
 
 
 def _retrieve(
     kb: KnowledgeBase, req: SearchRequest, query: str, infos: list[CollectionInfo]
-) -> tuple[list[LegReport], list[_Run], list[tuple[Key, float]], list[Item] | None]:
-    """Plan, embed, run the stages and fuse; also build the page unless rerank follows."""
+) -> tuple[list[LegReport], list[Run], list[tuple[Key, float]], Paged | None]:
+    """Plan, embed, run the stages, fuse them tier by tier (``_rank``) and page."""
     cfg = kb.settings.kb
-    depth = max(cfg.candidates, req.offset + req.limit)
+    need = req.offset + req.limit
+    if req.group == "document":  # documents hold several chunks: fetch a few tiers more
+        need *= 3
+    depth = depth_for(max(need, cfg.rerank_depth if req.rerank else 0), cfg.candidates)
     reports: list[LegReport] = []
     stages: list[Stage] = []
     qvecs: dict[str, Any] = {}
@@ -198,18 +184,48 @@ def _retrieve(
     done = _run_stages(stages)
     reports.extend(r for r, _ in done)
     runs = [run for _, run in done]
-    fused = fuse(runs, method=cfg.fusion, k=cfg.rrf_k)
-    if req.rerank:
-        return reports, runs, fused, None
-    fused = _threshold(fused, req)
-    page = fused[req.offset : req.offset + req.limit]
-    return reports, runs, fused, _items(kb, req, page, runs)
+    fused = tiered(runs, method=cfg.fusion, k=cfg.rrf_k, candidates=cfg.candidates, need=need)
+    # Paged in this same thread unless rerank follows: its connection is already open.
+    return reports, runs, fused, None if req.rerank else _page(kb, req, fused, runs)
 
 
-def _threshold(fused: list[tuple[Key, float]], req: SearchRequest) -> list[tuple[Key, float]]:
-    if req.threshold is None:
-        return fused
-    return [(key, s) for key, s in fused if s >= req.threshold]
+Paged = tuple[list[Item], int, tuple[str, ...]]
+
+
+def _page(
+    kb: KnowledgeBase, req: SearchRequest, fused: list[tuple[Key, float]], runs: list[Run]
+) -> Paged:
+    """Threshold, group and cut the page; a threshold that empties the list says so."""
+    kept = fused
+    notes: tuple[str, ...] = ()
+    if req.threshold is not None:
+        kept = [(key, s) for key, s in fused if s >= req.threshold]
+        if fused and not kept:
+            best = max(s for _, s in fused)
+            notes = (
+                f"threshold {req.threshold:g} removed all {len(fused)} hits "
+                f"(best score {best:.3f} on the 0-1 scale); lower it or drop it",
+            )
+    if req.group == "document":
+        kept = _best_per_document(kb, kept)
+    page = kept[req.offset : req.offset + req.limit]
+    return _items(kb, req, page, runs), len(kept), notes
+
+
+def _best_per_document(
+    kb: KnowledgeBase, fused: list[tuple[Key, float]]
+) -> list[tuple[Key, float]]:
+    """Each document once, at its best chunk (the fused list is best first)."""
+    recs = _chunks(kb, [k for k, _ in fused])
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for key, score in fused:
+        rec = recs.get(key)
+        doc = (key[0], rec.document_id) if rec else key
+        if doc not in seen:
+            seen.add(doc)
+            out.append((key, score))
+    return out
 
 
 def _lex(
@@ -264,8 +280,8 @@ async def _rerank(
             "rerank", "rerank", Status.DEGRADED, reason=Reason.ERROR, error=err, took_ms=_ms(t0)
         )
     order = [keys[i] for i in np.argsort(-np.asarray(scores), kind="stable")]
-    if cfg.rerank_fusion == "replace":
-        new = [(k, float(scores[keys.index(k)])) for k in order]
+    if cfg.rerank_fusion == "replace":  # the logit through a sigmoid: the 0-1 scale
+        new = [(k, float(1 / (1 + np.exp(-scores[keys.index(k)])))) for k in order]
     elif cfg.rerank_fusion == "convex":  # min-max blend (Bruch et al., TOIS 2023)
         w = cfg.rerank_weight
         retrieved = {k: s for k, s in head if k in recs}
@@ -274,9 +290,11 @@ async def _rerank(
             {"fused": retrieved, "rerank": reranked}, weights={"fused": 1 - w, "rerank": w}
         )
     else:  # fuse the reranker's order with the retrieval order: a lone cross-encoder lost
-        new = rrf({"fused": keys, "rerank": order}, k=cfg.rrf_k)  # 0.05-0.08 nDCG here
-    floor = min((s for _, s in new), default=0.0)
-    rest = [(k, min(s, floor) - 1e-9 * (i + 1)) for i, (k, s) in enumerate(tail)]
+        fused_rr = rrf({"fused": keys, "rerank": order}, k=cfg.rrf_k)  # 0.05-0.08 nDCG here
+        new = [(k, s * (cfg.rrf_k + 1) / 2) for k, s in fused_rr]
+    floor = min((s for _, s in new), default=1.0)
+    top = max((s for _, s in tail), default=1.0) or 1.0
+    rest = [(k, floor * s / top * (1 - 1e-9)) for k, s in tail]  # below the reranked head
     note = f"{spec}, top {len(keys)}, {cfg.rerank_fusion}"
     report = _report("rerank", "rerank", Status.OK, hits=len(keys), took_ms=_ms(t0), note=note)
     return new + rest, report
@@ -287,7 +305,7 @@ def _passage(rec: ChunkRecord) -> str:
 
 
 def _items(
-    kb: KnowledgeBase, req: SearchRequest, page: list[tuple[Key, float]], runs: list[_Run]
+    kb: KnowledgeBase, req: SearchRequest, page: list[tuple[Key, float]], runs: list[Run]
 ) -> list[Item]:
     recs = _chunks(kb, [k for k, _ in page])
     # Provenance only for the page: building a Match per candidate cost ~0.4 ms a query.
@@ -298,16 +316,22 @@ def _items(
             if found is not None:
                 found.append(Match(leg="kb", backend=run.name, rank=rank, score=round(h.score, 6)))
     items = []
+    per_doc = Counter((r.collection, r.document_id) for r in recs.values())
     for key, score in page:
         rec = recs.get(key)
         if rec is None:  # deleted between ranking and fetching: not shown, never invented
             continue
         url = rec.source if rec.source.startswith(("http://", "https://")) else None
         meta = {**rec.metadata, "source": rec.source} if rec.source else dict(rec.metadata)
+        meta["chunk"] = rec.ordinal + 1
+        title = rec.title
+        if per_doc[(rec.collection, rec.document_id)] > 1:  # two hits, one title: say which
+            where = f"p. {meta['page']}, " if "page" in meta else ""
+            title = f"{rec.title or rec.document_id} ({where}chunk {rec.ordinal + 1})"
         items.append(
             Item(
                 type="kb",
-                title=rec.title,
+                title=title,
                 content=rec.text,
                 score=round(score, 6),
                 source=req.source,

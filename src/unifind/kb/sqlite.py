@@ -323,6 +323,27 @@ class SQLiteStore(KBStore):
                 hits = state.exact.search(query, limit)
         return [Hit(str(rowid), score) for rowid, score in hits]
 
+    def chunk_vectors(
+        self, collection: str, chunk_ids: Sequence[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Stored unit vectors of these chunks, from the in-memory matrix."""
+        conn = self._conn()
+        head = read_head(conn, collection)
+        rowids = [int(c) for c in chunk_ids if c.isdigit()]
+        if head.dim is None or not rowids:
+            return {}
+        follower = self._follower(
+            self._vectors,
+            collection,
+            lambda: VectorFollower(
+                self.path, collection, self.hnsw_threshold, background=self.hnsw_background
+            ),
+        )
+        with follower.lock:
+            state = follower.current(conn, head)
+            ids, mat = state.exact.vectors_of(np.asarray(rowids, dtype=np.int64))
+            return {str(int(i)): np.array(v) for i, v in zip(ids, mat, strict=True)}
+
     @staticmethod
     def _hnsw_search(
         exact: VectorIndex, hnsw: Hnsw, query: npt.NDArray[np.float32], limit: int

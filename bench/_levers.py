@@ -1,0 +1,300 @@
+"""Quality levers replayed offline on stores kept by ``quality.py --keep-stores`` (tuning aid).
+
+    python bench/_levers.py --sets scifact,cacm,cranfield [--max-queries N] [--only NAME,...]
+
+Per query, BM25 and cosine are computed for EVERY chunk once (the kept store's own postings
+and vectors, the same formulas as the store), so each lever can be replayed exactly as
+``unifind.kb.search`` applies it: fusion variants (RRF, min-max convex, the query-adaptive
+fusion that ships), chunk → document aggregation, RM3 expansion of the lexical arm and
+Rocchio feedback of the dense arm. Decide on scifact/cacm/cranfield, check on vaswani/cisi.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np
+from _datasets import Dataset, load_dataset
+from _eval import evaluate, paired_p, ranked_run
+from quality import CACHE, COLLECTION, ROOT, embedder_factory
+
+from unifind.analysis import get_analyzer
+from unifind.kb._follow import load_terms, load_vectors
+from unifind.kb._lexical import LexicalIndex
+from unifind.kb.sqlite import SQLiteStore
+from unifind.rank import adaptive
+
+F = np.ndarray
+
+
+@dataclass
+class SetData:
+    ds: Dataset
+    index: LexicalIndex
+    mat: F  # chunk vectors, rows aligned with index positions
+    doc_of: F  # position → document number
+    doc_ids: list[str]
+    term_id: dict[str, int]
+    lex: dict[str, F]  # qid → BM25 of every chunk
+    vec: dict[str, F]  # qid → cosine of every chunk
+    qvec: dict[str, F]
+    qterms: dict[str, dict[int, int]]
+    postings: list[dict[int, int]]  # position → {term id: tf}
+    idf_mass: dict[str, float]
+
+
+def load(ds: Dataset, path: Path) -> SetData:
+    store = SQLiteStore(path)
+    conn = store._conn()
+    coll_id = conn.execute("SELECT id FROM collections WHERE name=?", (COLLECTION,)).fetchone()[0]
+    rows = load_terms(conn, coll_id, None)
+    vrows = load_vectors(conn, coll_id, None)
+    assert [r[0] for r in rows] == [r[0] for r in vrows], "terms and vectors differ"
+    index = LexicalIndex(rows)
+    mat = np.stack([np.frombuffer(b, dtype="<f4") for _, b in vrows])
+    chunk_doc = dict(
+        conn.execute(
+            "SELECT c.id, d.document_id FROM chunks c JOIN documents d ON d.id=c.doc "
+            "WHERE d.collection_id=?",
+            (coll_id,),
+        )
+    )
+    doc_ids = sorted(set(chunk_doc.values()))
+    dnum = {d: i for i, d in enumerate(doc_ids)}
+    doc_of = np.array([dnum[chunk_doc[r[0]]] for r in rows])
+    term_id = {t: int(i) for t, i in conn.execute("SELECT term, id FROM terms")}
+    postings = [dict(np.frombuffer(b, dtype="<i4").reshape(-1, 2).tolist()) for _, _, b in rows]
+    info = store.get_collection(COLLECTION)
+    emb = embedder_factory(CACHE)(info.embedder or "")
+    analyzer = get_analyzer(info.analyzer)
+    n = len(rows)
+    data = SetData(ds, index, mat, doc_of, doc_ids, term_id, {}, {}, {}, {}, postings, {})
+    for qid, text in ds.queries.items():
+        q: dict[int, int] = {}
+        for t in analyzer.terms(text):
+            if t in term_id:
+                q[term_id[t]] = q.get(term_id[t], 0) + 1
+        data.qterms[qid] = q
+        data.lex[qid] = bm25_all(index, q, n)
+        data.qvec[qid] = np.asarray(emb.embed_query(text), dtype=np.float32)
+        data.vec[qid] = mat @ data.qvec[qid]
+    store.close()
+    return data
+
+
+def bm25_all(index: LexicalIndex, q: dict[int, float], n: int) -> F:
+    out = np.zeros(n)
+    if not q:
+        return out
+    ids = index._ids[:n]
+    for rowid, s in index.search(q, n):
+        out[np.searchsorted(ids, rowid)] = s
+    return out
+
+
+def doc_rank(d: SetData, chunk_scores: F, cand: F | None = None, agg: str = "max") -> list[str]:
+    """Chunk scores → document ranking (top 100), over candidate positions only."""
+    pos = np.arange(len(chunk_scores)) if cand is None else cand
+    s = chunk_scores[pos]
+    docs = d.doc_of[pos]
+    best: dict[int, list[float]] = {}
+    for doc, sc in zip(docs.tolist(), s.tolist(), strict=True):
+        best.setdefault(doc, []).append(sc)
+    if agg == "max":
+        agg_s = {k: max(v) for k, v in best.items()}
+    else:  # "max+": best chunk plus a tenth of the second best
+        agg_s = {
+            k: sorted(v)[-1] + 0.1 * (sorted(v)[-2] if len(v) > 1 else 0) for k, v in best.items()
+        }
+    order = sorted(agg_s, key=lambda k: -agg_s[k])[:100]
+    return [d.doc_ids[k] for k in order]
+
+
+def top(scores: F, k: int) -> F:
+    k = min(k, len(scores))
+    idx = np.argpartition(-scores, k - 1)[:k]
+    return idx[np.argsort(-scores[idx], kind="stable")]
+
+
+Variant = Callable[[SetData, str], list[str]]
+
+
+def v_arm(arm: str) -> Variant:
+    return lambda d, q: doc_rank(
+        d, (d.lex if arm == "lex" else d.vec)[q], top((d.lex if arm == "lex" else d.vec)[q], 300)
+    )
+
+
+def v_rrf(k: int = 60, depth: int = 100) -> Variant:
+    def f(d: SetData, q: str) -> list[str]:
+        s = np.zeros(len(d.lex[q]))
+        for arr in (d.lex[q], d.vec[q]):
+            t = top(arr, depth)
+            t = t[arr[t] > 0] if arr is d.lex[q] else t
+            s[t] += 1.0 / (k + np.arange(1, len(t) + 1))
+        return doc_rank(d, s, np.flatnonzero(s))
+
+    return f
+
+
+def v_convex(alpha: float = 0.5, depth: int = 100, fill: bool = False) -> Variant:
+    def f(d: SetData, q: str) -> list[str]:
+        lex, vec = d.lex[q], d.vec[q]
+        tl, tv = top(lex, depth), top(vec, depth)
+        tl = tl[lex[tl] > 0]
+        cand = np.union1d(tl, tv)
+        s = np.zeros(len(lex))
+        for arr, t, w in ((lex, tl, alpha), (vec, tv, 1 - alpha)):
+            if not len(t):
+                continue
+            lo, hi = arr[t].min(), arr[t].max()
+            vals = arr[cand] if fill else np.where(np.isin(cand, t), arr[cand], lo)
+            if fill:
+                lo = vals.min()
+            s[cand] += w * ((vals - lo) / (hi - lo) if hi > lo else 1.0)
+        return doc_rank(d, s, cand)
+
+    return f
+
+
+def v_adaptive(depth: int = 100, **kw: float) -> Variant:
+    def f(d: SetData, q: str) -> list[str]:
+        lex, vec = d.lex[q], d.vec[q]
+        tl, tv = top(lex, depth), top(vec, depth)
+        tl = tl[lex[tl] > 0]
+        runs = {
+            "lexical": {int(i): float(lex[i]) for i in tl},
+            "vector": {int(i): float(vec[i]) for i in tv},
+        }
+        fused = adaptive.fuse(runs, kinds={"lexical": "lexical", "vector": "dense"}, **kw)
+        keys = np.array([k for k, _ in fused])
+        s = np.zeros(len(lex))
+        s[keys] = [v for _, v in fused]
+        return doc_rank(d, s, keys)
+
+    return f
+
+
+def first_pass(d: SetData, q: str, depth: int = 100) -> F:
+    """The adaptive-fusion order of every candidate (positions, best first)."""
+    lex, vec = d.lex[q], d.vec[q]
+    tl, tv = top(lex, depth), top(vec, depth)
+    tl = tl[lex[tl] > 0]
+    runs = {
+        "lexical": {int(i): float(lex[i]) for i in tl},
+        "vector": {int(i): float(vec[i]) for i in tv},
+    }
+    return np.array([k for k, _ in adaptive.fuse(runs)])
+
+
+def rm3_query(d: SetData, q: str, fb: F, terms: int, lam: float) -> dict[int, float]:
+    """RM3 (Abdul-Jaleel et al. 2004): feedback term model mixed into the query."""
+    orig = d.qterms[q]
+    if not orig or not len(fb):
+        return dict(orig)
+    rm: dict[int, float] = {}
+    for rank, pos in enumerate(fb.tolist()):
+        post = d.postings[pos]
+        length = sum(post.values()) or 1
+        w = 1.0 / (rank + 1)  # rank-decayed document weight (scores differ in scale by arm)
+        for t, tf in post.items():
+            rm[t] = rm.get(t, 0.0) + w * tf / length
+    best = sorted(rm, key=lambda t: -rm[t])[:terms]
+    z = sum(rm[t] for t in best) or 1.0
+    qz = sum(orig.values())
+    out = {t: lam * c / qz for t, c in orig.items()}
+    for t in best:
+        out[t] = out.get(t, 0.0) + (1 - lam) * rm[t] / z
+    return out
+
+
+def v_prf(
+    lex_fb: int = 0,
+    terms: int = 10,
+    lam: float = 0.6,
+    vec_fb: int = 0,
+    beta: float = 0.5,
+    agg: str = "max",
+) -> Variant:
+    def f(d: SetData, q: str) -> list[str]:
+        fp = first_pass(d, q)
+        lex, vec = d.lex[q], d.vec[q]
+        if lex_fb and len(fp):
+            lex = bm25_all(d.index, rm3_query(d, q, fp[:lex_fb], terms, lam), len(lex))
+        if vec_fb and len(fp):
+            qv = d.qvec[q] + beta * d.mat[fp[:vec_fb]].mean(axis=0)
+            vec = d.mat @ (qv / np.linalg.norm(qv))
+        tl, tv = top(lex, 100), top(vec, 100)
+        tl = tl[lex[tl] > 0]
+        runs = {
+            "lexical": {int(i): float(lex[i]) for i in tl},
+            "vector": {int(i): float(vec[i]) for i in tv},
+        }
+        fused = adaptive.fuse(runs)
+        keys = np.array([k for k, _ in fused])
+        s = np.zeros(len(lex))
+        s[keys] = [v for _, v in fused]
+        return doc_rank(d, s, keys, agg)
+
+    return f
+
+
+VARIANTS: dict[str, Callable[[], Variant]] = {
+    "lexical": lambda: v_arm("lex"),
+    "dense": lambda: v_arm("vec"),
+    "rrf60": lambda: v_rrf(60),
+    "convex": lambda: v_convex(0.5),
+    "convex-fill": lambda: v_convex(0.5, fill=True),
+    "adaptive": lambda: v_adaptive(),
+    "adaptive-g2": lambda: v_adaptive(gamma=2.0),
+    "adaptive-f0.4": lambda: v_adaptive(floor=0.4),
+    "adaptive-h20": lambda: v_adaptive(head=20),
+    "adaptive+max+": lambda: v_prf(agg="max+"),
+    "rm3-3x10": lambda: v_prf(lex_fb=3, terms=10, lam=0.6),
+    "rm3-10x20": lambda: v_prf(lex_fb=10, terms=20, lam=0.5),
+    "rocchio-3": lambda: v_prf(vec_fb=3, beta=0.5),
+    "rocchio-5x1": lambda: v_prf(vec_fb=5, beta=1.0),
+    "rm3+rocchio": lambda: v_prf(lex_fb=3, terms=10, lam=0.6, vec_fb=3, beta=0.5),
+}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--sets", default="scifact,cacm,cranfield")
+    p.add_argument("--max-queries", type=int)
+    p.add_argument("--only", default="")
+    args = p.parse_args()
+    names = [v for v in args.only.split(",") if v] or list(VARIANTS)
+    table: dict[str, dict[str, float]] = {}
+    for name in args.sets.split(","):
+        ds = load_dataset(ROOT.parent / "shared" / "datasets", name).head(args.max_queries)
+        path = CACHE / "stores" / f"{name}-bge-small-en-v1.5-c1200-o150.sqlite"
+        d = load(ds, path)
+        per: dict[str, dict[str, float]] = {}
+        for v in names:
+            fn = VARIANTS[v]()
+            sc = evaluate(ds, ranked_run({q: fn(d, q) for q in ds.queries}))
+            table.setdefault(v, {})[name] = sc.means["nDCG@10"]
+            per[v] = sc.ndcg_per_query
+        base = per.get("convex")
+        for v in names:
+            note = f"  p={paired_p(per[v], base):.3f} vs convex" if base and v != "convex" else ""
+            print(f"{name:10s} {v:24s} {table[v][name]:.4f}{note}", file=sys.stderr, flush=True)
+    sets = args.sets.split(",")
+    print("| variant | " + " | ".join(sets) + " | mean |")
+    print("|---" * (len(sets) + 2) + "|")
+    for v in names:
+        vals = [table[v][s] for s in sets]
+        print(f"| {v} | " + " | ".join(f"{x:.4f}" for x in vals) + f" | {np.mean(vals):.4f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
