@@ -20,7 +20,7 @@ TODAY = dt.date(2025, 6, 15)
 HERE = Path(__file__).parent
 SCHEMAS = ("hr", "library", "clinic")
 
-S, I, F, D, B = sa.String(120), sa.Integer(), sa.Float(), sa.Date(), sa.Boolean()
+S, I, F, D, B = sa.String(120), sa.Integer(), sa.Float(), sa.Date(), sa.Boolean()  # noqa: E741
 
 TABLES: dict[str, dict[str, list[tuple[str, Any]]]] = {
     "hr": {
@@ -51,15 +51,37 @@ def _day(rng: random.Random, back: int, forward: int = 0) -> dt.date:
 
 
 def _hr(rng: random.Random) -> dict[str, list[tuple[Any, ...]]]:
-    first = ["Anna", "Ben", "Chloe", "David", "Emma", "Felix", "Grace", "Hugo", "Iris", "Jack",
-             "Kai", "Lena", "Mia", "Noah", "Olivia", "Paul", "Quinn", "Rosa", "Sam", "Tara"]
+    first = [
+        "Anna",
+        "Ben",
+        "Chloe",
+        "David",
+        "Emma",
+        "Felix",
+        "Grace",
+        "Hugo",
+        "Iris",
+        "Jack",
+        "Kai",
+        "Lena",
+        "Mia",
+        "Noah",
+        "Olivia",
+        "Paul",
+        "Quinn",
+        "Rosa",
+        "Sam",
+        "Tara",
+    ]
     last = ["Wang", "Smith", "Li", "Müller", "Zhang", "Brown", "Chen", "Garcia", "Liu", "Jones"]
-    depts = {"Engineering": ["Software Engineer", "Data Engineer", "QA Engineer"],
-             "Sales": ["Account Executive", "Sales Manager"],
-             "Marketing": ["Content Writer", "Marketing Analyst"],
-             "Finance": ["Accountant", "Financial Analyst"],
-             "Human Resources": ["Recruiter", "HR Partner"],
-             "Customer Support": ["Support Agent", "Support Lead"]}
+    depts = {
+        "Engineering": ["Software Engineer", "Data Engineer", "QA Engineer"],
+        "Sales": ["Account Executive", "Sales Manager"],
+        "Marketing": ["Content Writer", "Marketing Analyst"],
+        "Finance": ["Accountant", "Financial Analyst"],
+        "Human Resources": ["Recruiter", "HR Partner"],
+        "Customer Support": ["Support Agent", "Support Lead"],
+    }
     cities = ["北京", "上海", "深圳", "London", "Berlin", "New York"]
     rows = []
     for i in range(1, 61):
@@ -69,9 +91,22 @@ def _hr(rng: random.Random) -> dict[str, list[tuple[Any, ...]]]:
         base = {"junior": 38000, "mid": 52000, "senior": 70000, "lead": 88000}[level]
         salary = float(base + rng.randint(0, 30) * 1000)
         hired = _day(rng, 3650, 0)
-        rows.append((i, f"{rng.choice(first)} {rng.choice(last)}", dept, rng.choice(depts[dept]),
-                     rng.choice(cities), level, kind, salary, hired, rng.random() < 0.3,
-                     round(rng.uniform(2.0, 5.0), 1), rng.choice([0, 0, 3, 5, 8, 12, 20])))
+        rows.append(
+            (
+                i,
+                f"{rng.choice(first)} {rng.choice(last)}",
+                dept,
+                rng.choice(depts[dept]),
+                rng.choice(cities),
+                level,
+                kind,
+                salary,
+                hired,
+                rng.random() < 0.3,
+                round(rng.uniform(2.0, 5.0), 1),
+                rng.choice([0, 0, 3, 5, 8, 12, 20]),
+            )
+        )
     return {"employees": rows}
 
 
@@ -143,8 +178,20 @@ def _clinic(rng: random.Random) -> dict[str, list[tuple[Any, ...]]]:
                "Pediatrics": ["Dr. Emily Stone", "Dr. 陈静"],
                "Dermatology": ["Dr. Raj Patel"], "Orthopedics": ["Dr. Tom Becker"],
                "中医科": ["Dr. 张仲", "Dr. 王和"]}  # fmt: skip
-    patients = ["Ava Thompson", "刘洋", "Ben Carter", "赵敏", "Carla Ruiz", "Diego Santos",
-                "孙丽", "Ella Fischer", "Frank Moore", "周杰", "Hannah Kim", "Ivan Petrov"]
+    patients = [
+        "Ava Thompson",
+        "刘洋",
+        "Ben Carter",
+        "赵敏",
+        "Carla Ruiz",
+        "Diego Santos",
+        "孙丽",
+        "Ella Fischer",
+        "Frank Moore",
+        "周杰",
+        "Hannah Kim",
+        "Ivan Petrov",
+    ]
     rows = []
     for i in range(1, 81):
         dept = rng.choice(list(doctors))

@@ -47,8 +47,8 @@ async def test_natural_language_injection_is_inert(
     )
     assert all(r.status in (Status.OK, Status.SKIPPED) for r in res.reports), res.reports
     assert counts(shop_path) == before
-    # Never "every row": an OR 1=1 that escaped would return the whole table.
-    assert all(r.hits < 50 for r in res.reports)
+    # Words that map to nothing only rank (issue #12), and the note names them.
+    assert any(n.startswith("not understood:") for n in res.notes), res.notes
     for note in res.notes:
         if " SQL: " in note:
             assert "1=1" not in note and "DROP" not in note.upper().split("SQL:")[1]

@@ -111,6 +111,8 @@ def compile_select(
     Pass the ``table`` the permission predicate was built on, so both name one FROM.
     """
     table = table if table is not None else sql_table(model)
+    if dsl.aggregates:
+        return _compile_aggregate(dsl, table, permission, limit, offset)
     names = list(dsl.select or model.columns)
     if model.primary_key and model.primary_key not in names:
         names.insert(0, model.primary_key)  # items need a record id
@@ -126,6 +128,43 @@ def compile_select(
     if model.primary_key:
         orders.append(table.c[model.primary_key].asc())  # deterministic paging
     stmt = stmt.order_by(*orders).limit(limit).offset(offset + (dsl.offset or 0) or None)
+    return Compiled(stmt, limit)
+
+
+_FNS: dict[str, Any] = {"count": sa.func.count, "avg": sa.func.avg, "sum": sa.func.sum,
+                        "min": sa.func.min, "max": sa.func.max}  # fmt: skip
+
+
+def _compile_aggregate(
+    dsl: QueryDSL,
+    table: sa.TableClause,
+    permission: ColumnElement[bool] | None,
+    limit: int,
+    offset: int,
+) -> Compiled:
+    """``SELECT groups..., fn(field)... GROUP BY groups HAVING ...``: one row per group."""
+    exprs: dict[str, ColumnElement[Any]] = {}
+    for agg in dsl.aggregates:
+        arg = table.c[agg.field] if agg.field else None
+        fn = _FNS[agg.fn]
+        exprs[agg.name] = (fn(arg) if arg is not None else fn()).label(agg.name)
+    groups = [table.c[g] for g in dsl.groups]
+    stmt = sa.select(*groups, *exprs.values())
+    generated = compile_wheres(dsl.wheres, table)
+    clauses = [c for c in (permission, generated) if c is not None]
+    if clauses:
+        stmt = stmt.where(sa.and_(*(c.self_group() for c in clauses)))
+    if groups:
+        stmt = stmt.group_by(*groups)
+    for h in dsl.havings:
+        assert h.field is not None
+        stmt = stmt.having(_operator(exprs[h.field].element, h.op, h.value))  # type: ignore[attr-defined]
+    known: dict[str, ColumnElement[Any]] = {**{g.name: g for g in groups}, **exprs}
+    orders = [(known[o.field] if o.field in known else table.c[o.field]) for o in dsl.orders]
+    keys = [
+        o.desc() if s.sort == "desc" else o.asc() for o, s in zip(orders, dsl.orders, strict=True)
+    ]
+    stmt = stmt.order_by(*keys, *groups).limit(limit).offset(offset + (dsl.offset or 0) or None)
     return Compiled(stmt, limit)
 
 

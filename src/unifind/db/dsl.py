@@ -61,6 +61,22 @@ class Order(_DSL):
     sort: Literal["asc", "desc"] = "asc"
 
 
+Fn = Literal["count", "avg", "sum", "min", "max"]
+
+
+class Aggregate(_DSL):
+    """One aggregate column: ``{"fn": "avg", "field": "price"}``; ``count`` may omit ``field``."""
+
+    fn: Fn
+    field: str | None = None
+    as_: str | None = Field(default=None, alias="as")
+    """The result column's name; ``<fn>_<field>`` (or ``count``) when omitted."""
+
+    @property
+    def name(self) -> str:
+        return self.as_ or (f"{self.fn}_{self.field}" if self.field else self.fn)
+
+
 class QueryDSL(_DSL):
     """A read query over one model. No part of it is SQL text."""
 
@@ -68,6 +84,11 @@ class QueryDSL(_DSL):
     select: tuple[str, ...] | None = None
     """Columns to return; all declared columns when omitted."""
     wheres: tuple[Where, ...] = ()
+    aggregates: tuple[Aggregate, ...] = ()
+    """With aggregates the rows are groups: ``groups`` columns, then each aggregate."""
+    groups: tuple[str, ...] = ()
+    havings: tuple[Where, ...] = ()
+    """Conditions on aggregate names (``{"field": "count", "op": ">", "value": 5}``)."""
     orders: tuple[Order, ...] = ()
     limit: int | None = Field(default=None, ge=1)
     offset: int | None = Field(default=None, ge=0)
@@ -77,12 +98,17 @@ class QueryDSL(_DSL):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
 
 
+#: Largest magnitude of an integer value: beyond 64 bits no database compares it exactly.
+MAX_INT = 2**63 - 1
+
+
 def parse_dsl(data: dict[str, Any] | QueryDSL) -> QueryDSL:
     """Parse a DSL dict (normalising gou operator names); malformed input raises InputError."""
     if isinstance(data, QueryDSL):
         return data
     if not isinstance(data, dict):
         raise InputError(f"a QueryDSL must be a JSON object, got {type(data).__name__}")
+    _check_shape(data, 0)
     try:
         return QueryDSL.model_validate(_normalise(data))
     except ValidationError as exc:
@@ -95,12 +121,29 @@ def parse_dsl(data: dict[str, Any] | QueryDSL) -> QueryDSL:
         ) from exc
 
 
+def _check_shape(node: Any, depth: int) -> None:
+    """Refuse deep nesting and huge integers before parsing (RecursionError, OverflowError)."""
+    if depth > 2 * MAX_NESTING + 4:
+        raise InputError(f"QueryDSL nested deeper than {MAX_NESTING} levels of wheres")
+    if isinstance(node, dict):
+        for v in node.values():
+            _check_shape(v, depth + 1)
+    elif isinstance(node, list | tuple):
+        for v in node:
+            _check_shape(v, depth + 1)
+    elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > MAX_INT:
+        raise InputError(f"integer {str(node)[:20]}... is out of range (at most 64 bits)")
+    elif isinstance(node, float) and (node != node or abs(node) == float("inf")):
+        raise InputError("QueryDSL numbers must be finite")
+
+
 def _normalise(node: Any) -> Any:
     if isinstance(node, list):
         return [_normalise(n) for n in node]
     if not isinstance(node, dict):
         return node
-    out = {k: _normalise(v) if k in ("wheres", "orders") else v for k, v in node.items()}
+    nested = ("wheres", "orders", "havings")
+    out = {k: _normalise(v) if k in nested else v for k, v in node.items()}
     if isinstance(out.get("op"), str):
         op = out["op"].strip().lower()
         out["op"] = OP_ALIASES.get(op, op)
@@ -116,10 +159,44 @@ def validate_dsl(dsl: QueryDSL | dict[str, Any], model: Model) -> QueryDSL:
         raise InputError(f"this QueryDSL targets model {dsl.model!r}, not {model.name!r}")
     for name in dsl.select or ():
         _column(model, name, "select")
-    for order in dsl.orders:
-        _column(model, order.field, "orders")
     wheres = tuple(_check_where(w, model, 1) for w in dsl.wheres)
+    names = _check_aggregates(dsl, model)
+    for order in dsl.orders:
+        if order.field not in names:
+            _column(model, order.field, "orders")
     return dsl.model_copy(update={"wheres": wheres, "model": model.name})
+
+
+def _check_aggregates(dsl: QueryDSL, model: Model) -> set[str]:
+    """Aggregate result names (orders and havings may use them); checks fields and types."""
+    if not dsl.aggregates:
+        if dsl.groups or dsl.havings:
+            raise InputError("groups and havings need at least one aggregate (fn: count...)")
+        return set()
+    names: set[str] = set(dsl.groups)
+    for g in dsl.groups:
+        _column(model, g, "groups")
+    for agg in dsl.aggregates:
+        if agg.field is None:
+            if agg.fn != "count":
+                raise InputError(f"aggregate {agg.fn} needs a field")
+        elif (
+            agg.fn in ("avg", "sum")
+            and _column(model, agg.field, "aggregates").type not in _NUMERIC
+        ):
+            raise InputError(f"{agg.fn} needs a numeric field; {agg.field} is not")
+        else:
+            _column(model, agg.field, "aggregates")
+        names.add(agg.name)
+    for h in dsl.havings:
+        if h.field not in names - set(dsl.groups) or h.op not in ("=", "!=", ">", ">=", "<", "<="):
+            raise InputError(
+                f"a having compares an aggregate ({', '.join(sorted(names - set(dsl.groups)))}) "
+                "with =, !=, >, >=, < or <="
+            )
+        if isinstance(h.value, bool) or not isinstance(h.value, int | float):
+            raise InputError(f"having {h.field} needs a number, got {h.value!r}")
+    return names
 
 
 def _column(model: Model, name: str, where: str) -> Column:
@@ -191,12 +268,21 @@ def _coerce(value: Any, kind: str) -> Any:
     if kind == "integer":
         if isinstance(value, bool):
             raise ValueError(value)
+        if isinstance(value, int):
+            if abs(value) > MAX_INT:
+                raise ValueError(value)
+            return value
         number = float(value)
-        return int(number) if number.is_integer() else number
+        if number != number or abs(number) == float("inf"):
+            raise ValueError(value)
+        return int(number) if number.is_integer() and abs(number) <= MAX_INT else number
     if kind == "number":
         if isinstance(value, bool):
             raise ValueError(value)
-        return float(value)
+        number = float(value)
+        if number != number or abs(number) == float("inf"):
+            raise ValueError(value)
+        return number
     text = str(value)
     if not _DATE.match(text):
         raise ValueError(value)
@@ -217,6 +303,9 @@ def combine(preset: QueryDSL | None, generated: QueryDSL) -> QueryDSL:
         select=preset.select or generated.select,
         wheres=tuple(groups),
         orders=preset.orders + tuple(o for o in generated.orders if o.field not in seen),
+        aggregates=preset.aggregates or generated.aggregates,
+        groups=preset.groups if preset.aggregates else generated.groups,
+        havings=preset.havings if preset.aggregates else generated.havings,
         limit=min(limits) if limits else None,
         offset=preset.offset if preset.offset is not None else generated.offset,
     )

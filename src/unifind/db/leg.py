@@ -30,9 +30,9 @@ from unifind.db.dsl import QueryDSL, combine, parse_dsl, validate_dsl
 from unifind.db.execute import Executor, make_engine, missing_sqlite_file, source_error
 from unifind.db.generate._scan import normalise, phrase_pattern
 from unifind.db.generate.base import GenerationError, Generator, check_uses, resolve_generator
-from unifind.db.models import Model, introspect, load_models, sql_table
+from unifind.db.models import SAMPLE_BUDGET_S, Model, introspect, load_models, sql_table
 from unifind.db.permissions import Forbidden, permission_clause
-from unifind.db.render import to_items
+from unifind.db.render import aggregate_items, to_items
 from unifind.errors import ConfigError, InputError, SourceError, UnknownName
 from unifind.types import Item, LegReport, Principal, Reason, SearchRequest, SearchResult, Status
 
@@ -100,7 +100,9 @@ class DBLeg:
         if self._models is None:
             executor = self._get_executor()
             self._models = await asyncio.wait_for(
-                asyncio.to_thread(_introspect, executor.engine, self._declared),
+                asyncio.to_thread(
+                    _introspect, executor.engine, self._declared, self.statement_timeout_s / 2
+                ),
                 self.statement_timeout_s * 3,
             )
         return self._models
@@ -173,7 +175,11 @@ class DBLeg:
                 shown = json.dumps(params, ensure_ascii=False)
                 run.notes += [f"{model.name} SQL: {' '.join(sql.split())}",
                               f"{model.name} params: {shown}"]  # fmt: skip
-            rows = await executor.fetch(compiled.statement, timeout_s=req.timeout_s)
+            rows = (
+                []
+                if gen.off_topic
+                else await executor.fetch(compiled.statement, timeout_s=req.timeout_s)
+            )
         except Forbidden as exc:
             run.report = _degraded(model.name, Reason.FORBIDDEN, str(exc), t0)
             return run
@@ -183,7 +189,10 @@ class DBLeg:
         except SourceError as exc:
             run.report = _degraded(model.name, exc.reason, f"{model.name}: {exc}", t0)
             return run
-        run.items = to_items(model, rows, req, keywords=gen.keywords, ordered=bool(dsl.orders))
+        if dsl.aggregates:
+            run.items = aggregate_items(model, rows, dsl.groups, req)
+        else:
+            run.items = to_items(model, rows, req, keywords=gen.keywords, ordered=bool(dsl.orders))
         note = f"generator {uses_name(generator)}"
         if (dsl.limit or 0) > self.row_cap:
             note += f"; limit {dsl.limit} capped at row_cap {self.row_cap}"
@@ -207,9 +216,9 @@ def uses_name(generator: Generator) -> str:
     return getattr(generator, "uses", generator.name)
 
 
-def _introspect(engine: sa.Engine, declared: dict[str, Model]) -> dict[str, Model]:
+def _introspect(engine: sa.Engine, declared: dict[str, Model], budget_s: float) -> dict[str, Model]:
     try:
-        return introspect(engine, declared)
+        return introspect(engine, declared, sample_budget_s=min(budget_s, SAMPLE_BUDGET_S))
     except sa.exc.DBAPIError as exc:
         raise source_error(exc) from exc
 

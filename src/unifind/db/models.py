@@ -21,6 +21,9 @@ database lacks are a :class:`~unifind.errors.ConfigError`, never silently droppe
 
 from __future__ import annotations
 
+import re
+import time
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +38,11 @@ ColumnType = Literal["string", "integer", "number", "boolean", "date", "datetime
 
 #: Distinct values sampled per column when ``sample_values`` is set.
 SAMPLE_LIMIT = 50
+#: A text column is treated as enumerated (its values become entities) when it has at most
+#: SAMPLE_LIMIT distinct values and they repeat: distinct <= this share of its rows.
+ENUM_RATIO = 0.5
+#: Rows read from each searchable column to learn which words its text contains.
+VOCAB_ROWS = 2000
 
 
 class Column(BaseModel):
@@ -56,8 +64,9 @@ class Column(BaseModel):
     """``USD``/``EUR``/``CNY`` (money), ``kg``, ``stars``...: lets "under $100" find it."""
     values: dict[str, tuple[str, ...]] | None = None
     """Enumerated values, each with the words that mean it ("in stock" → ``in_stock``)."""
-    sample_values: bool = False
-    """Fill ``values`` with up to 50 distinct values read from the database."""
+    sample_values: bool | None = None
+    """Fill ``values`` with up to 50 distinct values read from the database. ``None`` (the
+    default): only when the column looks enumerated (few distinct values that repeat)."""
 
     @field_validator("values", mode="before")
     @classmethod
@@ -103,6 +112,10 @@ class Model(BaseModel):
     permissions: Permissions = Field(default_factory=Permissions)
     permission_types: dict[str, ColumnType] = Field(default_factory=dict)
     """Types of permission columns not exposed as columns (filled by introspection)."""
+    vocabulary: frozenset[str] = Field(default=frozenset(), exclude=True)
+    """Lower-cased words found in the searchable columns (filled by introspection)."""
+    vocabulary_complete: bool = Field(default=False, exclude=True)
+    """True when every row was read: a word outside ``vocabulary`` matches no row."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -203,7 +216,9 @@ def _column_type(satype: Any) -> ColumnType:
     return "string"
 
 
-def introspect(engine: sa.Engine, models: Mapping[str, Model]) -> dict[str, Model]:
+def introspect(
+    engine: sa.Engine, models: Mapping[str, Model], *, sample_budget_s: float | None = None
+) -> dict[str, Model]:
     """Fill types, primary keys, missing columns and sampled values from the database.
 
     A model with no declared columns exposes every column (text ones searchable).
@@ -223,8 +238,34 @@ def introspect(engine: sa.Engine, models: Mapping[str, Model]) -> dict[str, Mode
         out[name] = _fill(model, {c["name"]: _column_type(c["type"]) for c in reflected}, insp)
     with engine.connect() as conn:
         for name, model in out.items():
-            out[name] = _sample(conn, model)
+            out[name] = _sample_bounded(conn, model, sample_budget_s or SAMPLE_BUDGET_S)
     return out
+
+
+#: Seconds sampling may take per model; a slow view keeps its declarations as they are.
+SAMPLE_BUDGET_S = 2.0
+
+
+def _sample_bounded(conn: sa.Connection, model: Model, budget_s: float) -> Model:
+    """:func:`_sample` under a time budget where the dialect allows one; best effort."""
+    raw = conn.connection.driver_connection
+    sqlite = conn.dialect.name == "sqlite"
+    if sqlite and raw is not None:
+        deadline = time.monotonic() + budget_s
+        raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 1000)
+    elif conn.dialect.name == "postgresql":
+        ms = str(max(1, int(budget_s * 1000)))
+        conn.execute(sa.text("SELECT set_config('statement_timeout', :ms, true)"), {"ms": ms})
+    try:
+        return _sample(conn, model)
+    except sa.exc.DBAPIError:
+        conn.rollback()
+        if any(c.sample_values for c in model.columns.values()):
+            raise  # asked for explicitly: a failure is the caller's to see
+        return model
+    finally:
+        if sqlite and raw is not None:
+            raw.set_progress_handler(None, 0)
 
 
 def _fill(model: Model, actual: dict[str, ColumnType], insp: sa.Inspector) -> Model:
@@ -257,22 +298,47 @@ def _fill(model: Model, actual: dict[str, ColumnType], insp: sa.Inspector) -> Mo
 
 
 def _sample(conn: sa.Connection, model: Model) -> Model:
-    todo = [c for c in model.columns.values() if c.sample_values and not c.values]
-    if not todo:
-        return model
+    """Enumerated values of low-cardinality text columns, and the searchable text's words."""
     table = sql_table(model)
     columns = dict(model.columns)
-    for col in todo:
-        stmt = (
-            sa.select(table.c[col.name])
-            .where(table.c[col.name].is_not(None))
-            .distinct()
-            .order_by(table.c[col.name])
-            .limit(SAMPLE_LIMIT)
-        )
-        values = {str(v): () for v in conn.execute(stmt).scalars()}
+    rows: int | None = None
+    for col in model.columns.values():
+        if col.values or col.sample_values is False or col.type != "string":
+            continue
+        if col.name == model.title_column and col.sample_values is None:
+            continue  # a title names one row; it is text to search, not a category
+        column = table.c[col.name]
+        stmt = sa.select(column).where(column.is_not(None)).distinct().limit(SAMPLE_LIMIT + 1)
+        found = [str(v) for v in conn.execute(stmt).scalars()]
+        if col.sample_values is None:
+            if rows is None:
+                rows = int(conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one())
+            if len(found) > SAMPLE_LIMIT or len(found) > max(2, ENUM_RATIO * rows):
+                continue
+        values = {v: () for v in sorted(found[:SAMPLE_LIMIT]) if v.strip()}
         columns[col.name] = col.model_copy(update={"values": values})
-    return model.model_copy(update={"columns": columns})
+    vocab, complete = _vocabulary(conn, table, model)
+    return model.model_copy(
+        update={"columns": columns, "vocabulary": vocab, "vocabulary_complete": complete}
+    )
+
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9+#.'-]*[a-z0-9+#]|[a-z0-9]|[\u3400-\u9fff]+")
+
+
+def _vocabulary(
+    conn: sa.Connection, table: sa.TableClause, model: Model
+) -> tuple[frozenset[str], bool]:
+    cols = [table.c[c.name] for c in model.searchable]
+    if not cols:
+        return frozenset(), True
+    found = conn.execute(sa.select(*cols).limit(VOCAB_ROWS + 1)).all()
+    words: set[str] = set()
+    for row in found[:VOCAB_ROWS]:
+        for cell in row:
+            if cell is not None:
+                words.update(_WORD.findall(unicodedata.normalize("NFKC", str(cell)).lower()))
+    return frozenset(words), len(found) <= VOCAB_ROWS
 
 
 _SA_TYPES: dict[str, Any] = {

@@ -82,3 +82,37 @@ def to_items(
             )
         )
     return items
+
+
+def aggregate_items(
+    model: Model, rows: list[dict[str, Any]], groups: tuple[str, ...], req: SearchRequest
+) -> list[Item]:
+    """One item per group row, cited like any row: ``employees: avg_salary = 82400 EUR ...``."""
+    items = []
+    for rank, row in enumerate(rows, start=1):
+        key = "; ".join(f"{g}: {row.get(g)}" for g in groups)
+        values = []
+        for name, value in row.items():
+            if name in groups:
+                continue
+            field = name.split("_", 1)[1] if "_" in name else ""
+            unit = model.columns[field].unit if field in model.columns else None
+            shown = f"{value:g}" if isinstance(value, float) else str(value)
+            values.append(f"{name} = {shown}" + (f" {unit}" if unit and unit != "%" else ""))
+        title = key or model.name
+        record = "|".join([*values, key]) if key else "|".join(values)
+        items.append(
+            Item(
+                type="db",
+                model=model.name,
+                record_id=f"agg:{record}",
+                title=title,
+                content=f"{model.name} ({key or 'all rows'}): " + "; ".join(values),
+                data=row,
+                score=1.0 / rank,
+                source=req.source,
+                weight=req.effective_weight,
+                matched=(Match(leg="db", backend=model.name, rank=rank, score=1.0 / rank),),
+            )
+        )
+    return items

@@ -65,6 +65,11 @@ def _ago(n: float, unit: str, today: dt.date) -> Range:
     return start, today + dt.timedelta(days=1)
 
 
+def _ahead(n: float, unit: str, today: dt.date) -> Range:
+    days = int(n) * (7 if unit.startswith(("week", "周")) else 1)
+    return today, today + dt.timedelta(days=days + 1)
+
+
 Maker = Callable[[re.Match[str], dt.date], Range]
 
 
@@ -119,7 +124,25 @@ PATTERNS: list[tuple[re.Pattern[str], Maker]] = [
         re.compile(rf"(?:最近|过去|近)\s*({_NUM})\s*(天|日|周|个星期|星期|个月|月|年)"),
         lambda m, t: _ago(number(m[1]), m[2], t),
     ),
+    (
+        re.compile(
+            rf"\b(?:in |within |over |during )?(?:the )?(?:next|coming) ({_NUM}) "
+            r"(days?|weeks?)\b"
+        ),
+        lambda m, t: _ahead(number(m[1]), m[2], t),
+    ),
+    (
+        re.compile(rf"(?:未来|接下来)\s*({_NUM})\s*(天|日|周)"),
+        lambda m, t: _ahead(number(m[1]), m[2], t),
+    ),
+    (
+        re.compile(rf"\b({_MON})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b(?! ?\d)"),
+        lambda m, t: _day(t.year, MONTHS[m[1]], int(m[2])),
+    ),
     (re.compile(r"\btoday\b|今天|今日"), lambda _m, t: (t, t + dt.timedelta(days=1))),
+    (re.compile(r"\btomorrow\b|明天"), _days_ago(-1)),
+    (re.compile(r"\b(?:next|coming) week\b|下周|下个星期|下星期"), _week(1)),
+    (re.compile(r"\b(?:next|coming) month\b|下个月|下月"), _this_month(1)),
     (re.compile(r"\byesterday\b|昨天|昨日"), _days_ago(1)),
     (re.compile(r"\bthe day before yesterday\b|前天"), _days_ago(2)),
     (re.compile(r"\b(?:this|current) week\b|本周|这周|这个星期|本星期"), _week(0)),

@@ -1,11 +1,12 @@
 """Comparatives and ranges with numbers, units and currency symbols, English and Chinese.
 
 "under $100", "between 10 and 20 kg", "over 200 euros", "at least 4 stars", "100元以下",
-"4.5分以上", "500-1000美元". The column is chosen by the unit (a currency finds the money
-column), else by a column alias near the number ("rating above 4"), else by a comparative
-word ("cheaper than"), else the model's first money column. Currencies are not converted:
-a model usually stores one currency and "under 100 euros" on a USD column is a loose
-request we honour literally rather than invent an exchange rate.
+"4.5分以上", "500-1000美元", "8万欧元". The column is chosen by the unit (a currency finds a
+money column), else by a column word near the number ("rating above 4"), else by a
+comparative word ("cheaper than"), else the model's first money column. An amount in another
+currency than the column's is converted with the configured rates (``db.currency_rates``:
+the value of one unit of each currency in a common base) and the note says so; without a rate
+the comparison is refused with a note, never made as if the currencies were equal.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import re
 from dataclasses import dataclass
 
 from unifind.db.generate._scan import Scan, phrase_pattern
-from unifind.db.models import Column, Model
+from unifind.db.generate._sense import Sense
+from unifind.db.models import Column
 
 _MONEY = ("$", "usd", "dollar", "dollars", "bucks", "€", "eur", "euro", "euros", "¥", "yuan",
           "rmb", "cny", "元", "块", "块钱", "美元", "欧元", "£", "gbp", "pound",
@@ -26,24 +28,34 @@ UNITS: dict[str, tuple[str, float]] = {
     **{w: ("kg", 0.001) for w in ("g", "gram", "grams", "克")},
     **{w: ("stars", 1.0) for w in ("star", "stars", "颗星", "星", "分")},
     **{w: ("%", 1.0) for w in ("%", "percent", "per cent", "pct")},
+    **{w: ("minutes", 1.0) for w in ("minutes", "minute", "mins", "分钟")},
+    **{w: ("minutes", 60.0) for w in ("hours", "hour", "hrs", "小时")},
 }  # fmt: skip
+#: The currency each money word names; "元" and "¥" read as Chinese yuan.
+CURRENCY_OF = {
+    **dict.fromkeys(("$", "usd", "dollar", "dollars", "bucks", "美元"), "USD"),
+    **dict.fromkeys(("€", "eur", "euro", "euros", "欧元"), "EUR"),
+    **dict.fromkeys(("¥", "yuan", "rmb", "cny", "元", "块", "块钱"), "CNY"),
+    **dict.fromkeys(("£", "gbp", "pound", "pounds"), "GBP"),
+}
 
 _UNIT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 
 
 def _val(p: str) -> str:
-    return (rf"(?:(?P<{p}c>[$€¥£])\s*)?(?P<{p}n>\d+(?:\.\d+)?)(?P<{p}k>k(?![a-z]))?"
+    return (rf"(?:(?P<{p}c>[$€¥£])\s*)?(?P<{p}n>\d+(?:\.\d+)?)(?P<{p}k>k(?![a-z])|万|千)?"
             rf"\s*(?P<{p}u>(?:{_UNIT})(?![a-z]))?")  # fmt: skip
 
 
 _CMP = {
     "<": ("under", "below", "less than", "cheaper than", "lighter than", "fewer than",
-          "lower than", "smaller than", "低于", "少于", "小于", "不到", "不足", "<"),
+          "lower than", "smaller than", "shorter than", "earlier than", "低于", "少于", "小于",
+          "不到", "不足", "短于", "<"),
     "<=": ("up to", "at most", "no more than", "not more than", "no higher than", "maximum",
            "max", "within", "不超过", "不高于", "最多", "至多", "<=", "≤"),
     ">": ("over", "above", "more than", "greater than", "higher than", "heavier than",
           "more expensive than", "pricier than", "exceeding", "bigger than", "larger than",
-          "高于", "超过", "大于", "多于", ">"),
+          "longer than", "later than", "高于", "超过", "大于", "多于", "长于", ">"),
     ">=": ("at least", "no less than", "not less than", "minimum", "min", "starting at",
            "from", "至少", "不低于", "不少于", "最少", ">=", "≥"),
 }  # fmt: skip
@@ -78,9 +90,10 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 
 _HINTS = {
     "money": ("cheaper", "pricier", "expensive", "cost", "costs", "priced", "price", "budget",
-              "便宜", "贵", "价格", "spent", "spend"),
+              "便宜", "贵", "价格", "spent", "spend", "earning", "earn", "paid"),
     "kg": ("lighter", "heavier", "weigh", "weighs", "weighing", "重", "轻"),
     "stars": ("rated", "rating", "评分", "好评"),
+    "minutes": ("longer", "shorter", "lasting", "时长"),
 }  # fmt: skip
 
 
@@ -91,35 +104,60 @@ class NumberCondition:
     value: float | list[float]
 
 
-def family(column: Column) -> str | None:
-    """The unit family of a column: ``money``, ``kg``, ``stars``, ``%`` or None."""
+def family(column: Column, sense: Sense | None = None) -> str | None:
+    """The unit family of a column: ``money``, ``kg``, ``stars``, ``%``, ``minutes`` or None."""
+    if sense is not None and sense.role == "money":
+        return "money"
+    if sense is not None and sense.role == "rating":
+        return "stars"
     if not column.unit:
         return None
-    return UNITS.get(column.unit.lower(), (column.unit.lower(), 1.0))[0] if column.unit else None
+    return UNITS.get(column.unit.lower(), (column.unit.lower(), 1.0))[0]
 
 
-def read_numbers(scan: Scan, model: Model) -> list[NumberCondition]:
-    """Consume every comparison a column can be found for."""
-    numeric = [c for c in model.columns.values() if c.type in ("integer", "number")]
+def read_numbers(
+    scan: Scan, senses: dict[str, Sense], rates: dict[str, float]
+) -> tuple[list[NumberCondition], list[str]]:
+    """Consume every comparison a column can be found for; notes on currencies."""
+    numeric = [s for s in senses.values() if s.column.type in ("integer", "number")]
     found: list[NumberCondition] = []
+    notes: list[str] = []
     for kind, pattern in PATTERNS:
         for m in scan.find(pattern):
-            cond = _condition(kind, m, scan, model, numeric)
-            if cond is not None:
+            cond = _condition(kind, m, scan, numeric, rates, notes)
+            if cond is not False:
                 scan.consume(*m.span())
+            if isinstance(cond, NumberCondition):
                 found.append(cond)
-    return found
+    return found, notes
 
 
 def _condition(
-    kind: str, m: re.Match[str], scan: Scan, model: Model, numeric: list[Column]
-) -> NumberCondition | None:
+    kind: str,
+    m: re.Match[str],
+    scan: Scan,
+    numeric: list[Sense],
+    rates: dict[str, float],
+    notes: list[str],
+) -> NumberCondition | bool | None:
+    """A condition; None when refused (consumed, noted); False when not a comparison here."""
     unit = m["au"] or m["ac"] or (m.groupdict().get("bu") or m.groupdict().get("bc"))
-    col = _pick_column(unit, m, scan, numeric)
-    if col is None or (kind == "bare" and not unit):
-        return None
-    factor = UNITS[unit][1] if unit and family(col) == UNITS[unit][0] else 1.0
+    sense = _pick_column(unit, m, scan, numeric)
+    if sense is None or (kind == "bare" and not unit):
+        return False
+    col = sense.column
+    factor = UNITS[unit][1] if unit and family(col, sense) == UNITS[unit][0] else 1.0
+    said = CURRENCY_OF.get(unit or "")
+    if said and sense.currency and said != sense.currency:
+        if said not in rates or sense.currency not in rates:
+            notes.append(f"{m[0].strip()!r} is in {said} and {col.name} in {sense.currency}: "
+                         "not compared (no exchange rate; set db.currency_rates)")  # fmt: skip
+            return None
+        factor = rates[said] / rates[sense.currency]
     a = _amount(m, "a") * factor
+    if factor != 1.0 and said:
+        notes.append(f"{m[0].strip()!r} converted to {_tidy(a):g} {sense.currency} for "
+                     f"{col.name} at the configured rate (db.currency_rates)")  # fmt: skip
     if kind == "between":
         b = _amount(m, "b") * factor
         return NumberCondition(col.name, "between", [_tidy(min(a, b)), _tidy(max(a, b))])
@@ -127,11 +165,14 @@ def _condition(
         return NumberCondition(col.name, _POST_OP[m["post"]], _tidy(a))
     if kind == "prefix":
         return NumberCondition(col.name, _CMP_OP[m["cmp"]], _tidy(a))
-    return NumberCondition(col.name, ">=" if family(col) == "stars" else "=", _tidy(a))
+    return NumberCondition(col.name, ">=" if family(col, sense) == "stars" else "=", _tidy(a))
+
+
+_SCALE = {"k": 1000, "千": 1000, "万": 10000}
 
 
 def _amount(m: re.Match[str], p: str) -> float:
-    return float(m[f"{p}n"]) * (1000 if m[f"{p}k"] else 1)
+    return float(m[f"{p}n"]) * _SCALE.get(m[f"{p}k"] or "", 1)
 
 
 def _tidy(v: float) -> float:
@@ -139,11 +180,11 @@ def _tidy(v: float) -> float:
 
 
 def _pick_column(
-    unit: str | None, m: re.Match[str], scan: Scan, numeric: list[Column]
-) -> Column | None:
+    unit: str | None, m: re.Match[str], scan: Scan, numeric: list[Sense]
+) -> Sense | None:
     if unit:
         fam = UNITS[unit][0]
-        same = [c for c in numeric if family(c) == fam]
+        same = [s for s in numeric if family(s.column, s) == fam]
         if same:
             return _nearest(same, m, scan) or same[0]
     if near := _nearest(numeric, m, scan):
@@ -151,29 +192,29 @@ def _pick_column(
     window = scan.text[max(0, m.start() - 30) : m.end()]
     for fam, words in _HINTS.items():
         if any(w in window for w in words):
-            hinted = [c for c in numeric if family(c) == fam]
+            hinted = [s for s in numeric if family(s.column, s) == fam]
             if hinted:
                 return hinted[0]
-    money = [c for c in numeric if family(c) == "money"]
+    money = [s for s in numeric if family(s.column, s) == "money"]
     return money[0] if money else None
 
 
-def _nearest(columns: list[Column], m: re.Match[str], scan: Scan) -> Column | None:
-    """The column whose alias (or name) ends closest before, or starts closest after, ``m``."""
-    best: tuple[int, Column] | None = None
+def _nearest(senses: list[Sense], m: re.Match[str], scan: Scan) -> Sense | None:
+    """The column whose word ends closest before, or starts closest after, ``m``."""
+    best: tuple[int, Sense] | None = None
     before = scan.text[max(0, m.start() - 30) : m.start()]
-    after = scan.text[m.end() : m.end() + 20]
-    for col in columns:
-        for alias in (*col.aliases, col.name.replace("_", " ")):
-            pat = phrase_pattern(alias)
+    after = scan.text[m.end() : m.end() + 24]
+    for sense in senses:
+        for word in sense.words:
+            pat = phrase_pattern(word)
             for hit in pat.finditer(before):
                 dist = len(before) - hit.end()
-                best = min(best, (dist, col), key=_dist) if best else (dist, col)
+                best = min(best, (dist, sense), key=_dist) if best else (dist, sense)
             if hit2 := pat.search(after):
-                dist = hit2.start() + 5  # prefer an alias before the number
-                best = min(best, (dist, col), key=_dist) if best else (dist, col)
+                dist = hit2.start() + 5  # prefer a word before the number
+                best = min(best, (dist, sense), key=_dist) if best else (dist, sense)
     return best[1] if best else None
 
 
-def _dist(pair: tuple[int, Column]) -> int:
+def _dist(pair: tuple[int, Sense]) -> int:
     return pair[0]

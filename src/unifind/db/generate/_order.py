@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 
 from unifind.db.generate._numbers import family
-from unifind.db.generate._scan import NUMBER_WORDS, Scan, number
-from unifind.db.models import Column, Model
+from unifind.db.generate._scan import NUMBER_WORDS, Scan, number, phrase_pattern
+from unifind.db.generate._sense import Sense
+from unifind.db.models import Column
 
 # (phrases, what they sort, direction); "date" means the model's date column.
 SUPERLATIVES: list[tuple[str, str, str]] = [
@@ -24,7 +25,9 @@ SUPERLATIVES: list[tuple[str, str, str]] = [
     ("best[- ]rated|top[- ]rated|highest[- ]rated|best[- ]reviewed"
      "|评分最高|评价最高|好评最多|最好评", "stars", "desc"),
     ("worst[- ]rated|lowest[- ]rated|评分最低|评价最低", "stars", "asc"),
-    ("most recent|newest|latest|recent|最新|最近|近期", "date", "desc"),
+    ("highest[- ]paid|best[- ]paid|top[- ]paid|top[- ]earning|薪资最高|工资最高", "money", "desc"),
+    ("lowest[- ]paid|worst[- ]paid|薪资最低|工资最低", "money", "asc"),
+    ("most recently|most recent|newest|latest|recently|recent|最新|最近|近期", "date", "desc"),
     ("oldest|earliest|最早|最旧|最老", "date", "asc"),
     ("heaviest|最重", "kg", "desc"),
     ("lightest|最轻", "kg", "asc"),
@@ -46,15 +49,20 @@ class Ordering:
     sort: str
 
 
-def read_order(scan: Scan, model: Model) -> tuple[list[Ordering], int | None]:
+_COUNT_LEAD = re.compile(rf"(?:^|(?<=\bthe )|(?<=\bshow )|(?<=\blist ))(?P<n>{_N})\s+(?=[a-z])")
+
+
+def read_order(scan: Scan, senses: dict[str, Sense]) -> tuple[list[Ordering], int | None]:
     """Consume superlatives, "sort by" phrases and top-N; return the orders and a limit."""
     limit: int | None = None
+    top = False
     for m in scan.find(_TOP):
         limit = int(number(m["n"] or m["zn"]))
         scan.consume(*m.span())
+        top = True
     orders: list[Ordering] = []
     for phrases, target, sort in SUPERLATIVES:
-        col = _target(model, target, scan)
+        col = _target(senses, target, scan)
         if col is None:
             continue
         pattern = re.compile(
@@ -70,17 +78,24 @@ def read_order(scan: Scan, model: Model) -> tuple[list[Ordering], int | None]:
                 limit = 1
             scan.consume(*m.span())
             orders.append(Ordering(col.name, sort))
-    orders.extend(_by_alias(scan, model))
+    by_alias = _by_alias(scan, senses, "desc" if top else None)
+    orders.extend(by_alias)
+    if orders and limit is None and (lead := _COUNT_LEAD.search(scan.rest)):
+        limit = int(number(lead["n"]))  # "the 2 books with the most pages"
+        scan.consume(*lead.span())
     return orders, limit
 
 
-def _target(model: Model, target: str, scan: Scan) -> Column | None:
-    cols = list(model.columns.values())
+def _target(senses: dict[str, Sense], target: str, scan: Scan) -> Column | None:
     if target == "date":
-        dated = [c for c in cols if c.type in ("date", "datetime")]
-        named = [c for c in dated if any(a in scan.text for a in c.aliases)]
-        return next(iter(named or dated), None)
-    return next((c for c in cols if c.type in ("integer", "number") and family(c) == target), None)
+        dated = [s for s in senses.values() if s.column.type in ("date", "datetime")]
+        named = [s for s in dated if any(phrase_pattern(w).search(scan.text) for w in s.words)]
+        return next((s.column for s in named or dated), None)
+    return next(
+        (s.column for s in senses.values()
+         if s.column.type in ("integer", "number") and family(s.column, s) == target),
+        None,
+    )  # fmt: skip
 
 
 def _plural_follows(scan: Scan, end: int) -> bool:
@@ -88,13 +103,15 @@ def _plural_follows(scan: Scan, end: int) -> bool:
     return bool(nxt and nxt[1].endswith("s") and not nxt[1].endswith("ss"))
 
 
-def _by_alias(scan: Scan, model: Model) -> list[Ordering]:
+def _by_alias(scan: Scan, senses: dict[str, Sense], default: str | None) -> list[Ordering]:
     out: list[Ordering] = []
-    for col in model.columns.values():
+    for sense in senses.values():
+        col = sense.column
         if col.type not in ("integer", "number", "date", "datetime"):
             continue
-        for alias in sorted({*col.aliases, col.name.replace("_", " ")}, key=len, reverse=True):
-            for pattern, sort in _alias_rules(alias):
+        for alias in sense.words:
+            for pattern, rule_sort in _alias_rules(alias):
+                sort = (default or "asc") if rule_sort == "by" else rule_sort
                 for m in scan.find(pattern):
                     d = m.groupdict().get("dir") or m.groupdict().get("zdir")
                     if d:
@@ -115,6 +132,6 @@ def _alias_rules(alias: str) -> tuple[tuple[re.Pattern[str], str], ...]:
          rf"|{a}最低|{a}最小|{a}最少|最低{a}|最小{a}|最少{a}", "asc"),
         (rf"(?<![a-z])(?:(?:sorted|ordered|sort|order|rank(?:ed)?)\s+)?by\s+{a}(?![a-z])"
          rf"(?:\s*(?P<dir>{_DESC_WORDS}|{_ASC_WORDS}))?"
-         rf"|按\s*{a}\s*(?:(?P<zdir>{_DESC_WORDS}|{_ASC_WORDS})|排序|排列)?", "asc"),
+         rf"|按\s*{a}\s*(?:(?P<zdir>{_DESC_WORDS}|{_ASC_WORDS})|排序|排列)?", "by"),
     ]  # fmt: skip
     return tuple((re.compile(p), sort) for p, sort in rules)

@@ -60,7 +60,8 @@ def phrase_pattern(phrase: str) -> re.Pattern[str]:
     body = r"\s*".join(re.escape(p) for p in phrase.split(" "))
     if phrase and is_cjk(phrase[0]):
         return re.compile(body)
-    return re.compile(rf"(?<![\w-]){body}(?:e?s)?(?![\w-])")
+    # ASCII boundaries only: "深圳engineering" must still find "engineering".
+    return re.compile(rf"(?<![a-z0-9_-]){body}(?:e?s)?(?![a-z0-9_-])")
 
 
 def number(text: str) -> float:

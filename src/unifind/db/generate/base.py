@@ -36,7 +36,9 @@ class Generation:
     keywords: tuple[str, ...] = ()
     """Free words matched with LIKE: used to score rows by match strength."""
     notes: tuple[str, ...] = field(default=())
-    """Facts worth reporting: a fallback, a repair retry."""
+    """Facts worth reporting: a fallback, a repair retry, words not understood."""
+    off_topic: bool = False
+    """Nothing in the question maps to the model: the leg returns no rows, and says why."""
 
 
 class Generator(Protocol):

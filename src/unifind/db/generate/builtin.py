@@ -1,11 +1,16 @@
 """The builtin generator: rules over the model's own declarations, no model of language.
 
-Rules run in a fixed order, each consuming the words it understood so later rules (and the
-keyword fallback) don't read them twice: top-N and superlatives → dates → numbers with
-units → enumerated values (and their negation) → flags ("discounted", "without discount")
-→ negated free words → leftover keywords, matched with LIKE across searchable columns.
-Everything is derived from the model (aliases, units, values), so a new schema needs
-declarations, not code.
+Rules run in a fixed order, each consuming the words it understood so later rules don't
+read them twice: dates → aggregates → top-N and superlatives → numbers with units →
+enumerated values (and their negation) → flags ("free", "without discount", "remote") →
+negated free words → leftover words. Everything is derived from the model (names, types,
+units, descriptions, sampled values: see ``_sense``), so a new schema needs plain
+declarations, not alias lists.
+
+Leftover words are never a silent hard filter: a word found in the searchable text read at
+introspection becomes a LIKE condition; any other word only ranks rows, and the note names
+it ("not understood: ..."). With ``strict`` such a word is an error. A question in which
+nothing maps to the model is reported as not about it, and no rows are returned.
 """
 
 from __future__ import annotations
@@ -18,10 +23,13 @@ from typing import Any
 
 from unifind.db.compile import like_pattern
 from unifind.db.dsl import Order, QueryDSL, Where, validate_dsl
-from unifind.db.generate._dates import read_dates
+from unifind.db.generate._aggregate import read_aggregation
+from unifind.db.generate._dates import DateCondition, read_dates
 from unifind.db.generate._numbers import read_numbers
 from unifind.db.generate._order import read_order
 from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_pattern
+from unifind.db.generate._sense import Sense, learn, model_words
+from unifind.db.generate._values import read_flags, read_values
 from unifind.db.generate.base import Generation, GenerationError
 from unifind.db.models import Column, Model
 
@@ -44,13 +52,6 @@ _ZH_FILLER = re.compile(
     r"的|和|与|或|在|是|有|我|想|要|找|买|给|看|查|请|一下|哪些|什么|所有|全部|列出|显示|查询|"
     r"查找|搜索|推荐|帮我|一个|一些|吗|呢|吧|了|里|中|被|把|并且|而且|以及|价格|元|块"
 )
-_NEG = re.compile(
-    r"(?:(?<![a-z])(?:not|no|non|without|excluding|except|other than|never|isn't|aren't)"
-    r"\s*-?\s*(?:from\s+|by\s+|made by\s+|in\s+)?|(?:不是|不要|非|除了|除|没有|无|不含|不))\s*$"
-)
-_POSITIVE = re.compile(
-    r"(?:(?<![a-z])(?:with|has|having|have|that have)\s+(?:a\s+|an\s+|some\s+)?|有|带)\s*$"
-)
 _NEG_WORD = re.compile(
     r"(?<![a-z])(?:(?:not|without|excluding|except|no)\s+|non-)(?P<w>[a-z0-9][a-z0-9+#.-]*[a-z0-9])"
     r"|(?:不是|不要|除了|不含|没有)(?P<z>[\u4e00-\u9fff]{2,4})"
@@ -63,13 +64,19 @@ class BuiltinGenerator:
 
     name = "builtin"
 
-    def __init__(self, *, today: dt.date | None = None) -> None:
+    def __init__(
+        self, *, today: dt.date | None = None, rates: Mapping[str, float] | None = None
+    ) -> None:
         self._today = today
+        self._rates = {k.upper(): float(v) for k, v in (rates or {}).items()}
 
     @classmethod
     def from_config(cls, arg: str, config: Mapping[str, Any]) -> BuiltinGenerator:
         today = config.get("today")
-        return cls(today=dt.date.fromisoformat(str(today)) if today else None)
+        return cls(
+            today=dt.date.fromisoformat(str(today)) if today else None,
+            rates=config.get("currency_rates") or None,
+        )
 
     async def generate(self, question: str, model: Model, *, strict: bool = False) -> Generation:
         return self.generate_sync(question, model, strict=strict)
@@ -77,42 +84,68 @@ class BuiltinGenerator:
     def generate_sync(self, question: str, model: Model, *, strict: bool = False) -> Generation:
         """The DSL for ``question`` (pure CPU, microseconds: no thread needed)."""
         scan = Scan(question)
+        senses = learn(model)
         # Dates first: "最近30天" / "last 3 days" are ranges, not "the 30 most recent".
-        wheres = self._dates(scan, model)
-        orders, limit = read_order(scan, model)
-        wheres += [Where(field=c.column, op=c.op, value=c.value) for c in read_numbers(scan, model)]  # type: ignore[arg-type]
-        wheres += _values(scan, model)
-        wheres += _flags(scan, model)
+        wheres = self._dates(scan, senses)
+        agg = read_aggregation(scan, senses)
+        orders, limit = read_order(scan, senses)
+        numbers, notes = read_numbers(scan, senses, self._rates)
+        wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
+        wheres += read_values(scan, senses)
+        wheres += read_flags(scan, senses)
         wheres += _negated_words(scan, model)
-        keywords = _keywords(scan, model)
-        searchable = model.searchable
-        notes: tuple[str, ...] = ()
-        if keywords and strict:
+        words = _keywords(scan, model)
+        known = model_words(model)
+        keywords = [w for w in words if _in_vocabulary(w, model)]
+        unknown = [w for w in words if w not in keywords and w not in known]
+        understood = bool(wheres or orders or agg or limit)
+        if not understood and unknown and not model.vocabulary_complete and model.searchable:
+            keywords, unknown = keywords + unknown, []  # can't tell: search for them
+        if unknown and strict:
             raise GenerationError(
-                f"could not map {', '.join(repr(k) for k in keywords)} onto model "
-                f"{model.name!r} (strict: no keyword fallback)"
+                f"could not map {', '.join(repr(k) for k in unknown)} onto model "
+                f"{model.name!r} (strict: no word is ignored)"
             )
-        if keywords and not searchable:
-            notes = (f"ignored {', '.join(keywords)}: {model.name} has no searchable columns",)
-            keywords = []
-        wheres += [_like_any(kw, searchable, "like") for kw in keywords]
+        off_topic = (
+            not understood and not keywords and bool(unknown) and not _names_model(scan.text, known)
+        )
+        if unknown:
+            notes.append(f"not understood: {', '.join(unknown)} (used for ranking only)")
+        if off_topic:
+            notes.append(f"the question does not seem to be about {model.name}: nothing in it "
+                         "names a column, a value or a word of its text")  # fmt: skip
+        wheres += [_like_any(kw, model.searchable, "like") for kw in keywords]
         dsl = QueryDSL(
             model=model.name,
             wheres=tuple(wheres),
-            orders=tuple(Order(field=o.column, sort=o.sort) for o in orders),  # type: ignore[arg-type]
+            aggregates=agg.aggregates if agg else (),
+            groups=agg.groups if agg else (),
+            orders=tuple(Order(field=o.column, sort=o.sort) for o in orders) if not agg else (),  # type: ignore[arg-type]
             limit=limit,
         )
-        return Generation(validate_dsl(dsl, model), keywords=tuple(keywords), notes=notes)
+        return Generation(
+            validate_dsl(dsl, model),
+            keywords=tuple(keywords + unknown),
+            notes=tuple(notes),
+            off_topic=off_topic,
+        )
 
-    def _dates(self, scan: Scan, model: Model) -> list[Where]:
+    def _dates(self, scan: Scan, senses: dict[str, Sense]) -> list[Where]:
         conds = read_dates(scan, self._today or dt.date.today())
-        dated = [c for c in model.columns.values() if c.type in ("date", "datetime")]
-        if not conds or not dated:
+        dated = [s for s in senses.values() if s.column.type in ("date", "datetime")]
+        years = [s for s in senses.values() if s.role == "year"]
+        if not conds or not (dated or years):
             return []
-        named = [c for c in dated if any(phrase_pattern(a).search(scan.text) for a in c.aliases)]
-        col = (named or dated)[0]
+        named = [s for s in dated if any(phrase_pattern(w).search(scan.text) for w in s.words)]
+        named_years = [s for s in years if _named(s, scan.text)]
         out: list[Where] = []
         for d in conds:
+            if years and (named_years or not dated) and _whole_years(d):
+                out.append(_year_where((named_years or years)[0].column.name, d))
+                continue
+            if not dated:
+                continue
+            col = (named or dated)[0].column
             if d.op == "between" and col.type == "date":
                 last = d.end - dt.timedelta(days=1)
                 out.append(Where(field=col.name, op="between", value=[d.start, last]))
@@ -124,62 +157,36 @@ class BuiltinGenerator:
         return out
 
 
-def _values(scan: Scan, model: Model) -> list[Where]:
-    """Enumerated values named in the question; several for a column mean any of them."""
-    phrases: list[tuple[str, Column, str]] = []
-    for col in model.columns.values():
-        for value, aliases in (col.values or {}).items():
-            for p in {value, value.replace("_", " "), *aliases}:
-                phrases.append((p, col, value))
-    picked: dict[tuple[str, bool], list[str]] = {}
-    for phrase, col, value in sorted(phrases, key=lambda t: -len(t[0])):
-        if not normalise(phrase):
-            continue
-        for m in scan.find(phrase_pattern(phrase)):
-            neg = _NEG.search(scan.rest[: m.start()])
-            start = neg.start() if neg else m.start()
-            scan.consume(start, m.end())
-            bucket = picked.setdefault((col.name, bool(neg)), [])
-            if value not in bucket:
-                bucket.append(value)
-    out = []
-    for (name, negated), values in picked.items():
-        if len(values) == 1:
-            out.append(Where(field=name, op="!=" if negated else "=", value=values[0]))
-        else:
-            out.append(Where(field=name, op="notin" if negated else "in", value=values))
-    return out
+def _named(sense: Sense, text: str) -> bool:
+    return any(phrase_pattern(w).search(text) for w in sense.words)
 
 
-def _flags(scan: Scan, model: Model) -> list[Where]:
-    """ "discounted", "with discount" → non-zero; "without discount", "不打折" → zero or NULL."""
-    out = []
-    for col in model.columns.values():
-        if col.type not in ("integer", "number", "boolean"):
-            continue
-        words = [(f, True) for f in col.flags] + [(a, False) for a in col.aliases]
-        for word, is_flag in sorted(words, key=lambda t: -len(t[0])):
-            for m in scan.find(phrase_pattern(word)):
-                before = scan.rest[: m.start()]
-                neg, pos = _NEG.search(before), _POSITIVE.search(before)
-                if not (is_flag or neg or pos):
-                    continue  # a bare column name ("price") states no condition
-                scan.consume((neg or pos or m).start(), m.end())
-                out.append(_zero(col) if neg else _nonzero(col))
-    return out
+def _whole_years(d: DateCondition) -> bool:
+    return d.start.month == 1 and d.start.day == 1 and (d.op != "between" or (d.end.day == 1
+                                                         and d.end.month == 1))  # fmt: skip
 
 
-def _zero(col: Column) -> Where:
-    if col.type == "boolean":
-        return Where(field=col.name, op="=", value=False)
-    either = Where.model_validate({"field": col.name, "op": "null", "or": True})
-    return Where(wheres=(Where(field=col.name, op="=", value=0), either))
+def _year_where(name: str, d: DateCondition) -> Where:
+    """A date range of whole years on a year-number column ("published before 1900")."""
+    if d.op == "between":
+        last = d.end.year - 1
+        if last == d.start.year:
+            return Where(field=name, op="=", value=d.start.year)
+        return Where(field=name, op="between", value=[d.start.year, last])
+    return Where(field=name, op=d.op, value=d.start.year)  # type: ignore[arg-type]
 
 
-def _nonzero(col: Column) -> Where:
-    if col.type == "boolean":
-        return Where(field=col.name, op="=", value=True)
-    return Where(field=col.name, op=">", value=0)
+def _in_vocabulary(word: str, model: Model) -> bool:
+    """The word occurs in the searchable text read at introspection (CJK: as a substring)."""
+    if not model.vocabulary:
+        return False
+    if is_cjk(word[0]):
+        return any(word in v for v in model.vocabulary if is_cjk(v[0]))
+    return word in model.vocabulary or f"{word}s" in model.vocabulary
+
+
+def _names_model(text: str, known: frozenset[str]) -> bool:
+    return any(phrase_pattern(w).search(text) for w in known if w)
 
 
 def _negated_words(scan: Scan, model: Model) -> list[Where]:
@@ -188,6 +195,8 @@ def _negated_words(scan: Scan, model: Model) -> list[Where]:
         word = m["w"] or m["z"]
         if word in STOPWORDS or _is_alias(word, model) or not model.searchable:
             continue
+        if not _in_vocabulary(_singular(word), model) and model.vocabulary_complete:
+            continue  # a word no row contains can't exclude anything: leave it to the note
         scan.consume(*m.span())
         out.append(_like_any(_singular(word), model.searchable, "notlike"))
     return out
@@ -227,6 +236,8 @@ def _names(model: Model) -> frozenset[str]:
     words = [model.name, model.table, *model.aliases]
     for col in model.columns.values():
         words += [col.name, col.name.replace("_", " "), *col.aliases]
+    for sense in learn(model).values():
+        words += [w for w in sense.words if " " not in w]
     return _normalised(tuple(words))
 
 

@@ -1,0 +1,125 @@
+"""Enumerated values ("Engineering", "东区分馆", "no-show") and zero/non-zero flags.
+
+Values come from declarations or from the database (sampled by introspection). A value of one
+latin letter ("A", an energy class) is only read right after its column's name ("class A"),
+never from an article. A value's Chinese part ("Dr. 陈静" → "陈静") names it too when no other
+value shares it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from unifind.db.dsl import Where
+from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_pattern
+from unifind.db.generate._sense import Sense
+
+NEG = re.compile(
+    r"(?:(?<![a-z])(?:not|no|non|without|excluding|except|other than|never|isn't|aren't"
+    r"|apart from|besides)"
+    r"\s*-?\s*(?:(?:those|ones|the ones|any)\s+)?(?:from\s+|by\s+|made by\s+|in\s+|of\s+)?"
+    r"|(?:不是|不要|非|除了|除|没有|无|不含|不))\s*$"
+)
+#: Negation with one word between ("not working remotely"), for yes/no columns only.
+NEG_LOOSE = re.compile(r"(?<![a-z])(?:not|never|isn't|aren't|don't|doesn't)\s+[a-z]+\s+$|不\S?$")
+POSITIVE = re.compile(
+    r"(?:(?<![a-z])(?:with|has|having|have|that have)\s+(?:a\s+|an\s+|some\s+|any\s+)?|有|带)\s*$"
+)
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
+
+
+def _phrases(senses: dict[str, Sense]) -> list[tuple[str, Sense, str]]:
+    out: list[tuple[str, Sense, str]] = []
+    runs: dict[str, list[tuple[Sense, str]]] = {}
+    for sense in senses.values():
+        for value, phrases in sense.values.items():
+            for p in phrases:
+                out.append((p, sense, value))
+            if not all(is_cjk(ch) for ch in value):
+                for run in _CJK_RUN.findall(value):
+                    runs.setdefault(run, []).append((sense, value))
+    out += [(run, s, v) for run, owners in runs.items() if len(owners) == 1 for s, v in owners]
+    return sorted(out, key=lambda t: -len(t[0]))
+
+
+def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
+    """Consume named values; several for one column mean any of them; negated ones none."""
+    picked: dict[tuple[str, bool], list[str]] = {}
+    for phrase, sense, value in _phrases(senses):
+        if not normalise(phrase):
+            continue
+        for m in scan.find(phrase_pattern(phrase)):
+            start = m.start()
+            if len(normalise(phrase)) == 1 and not is_cjk(phrase[0]):
+                named = _named_before(scan, start, sense)
+                if named is None:
+                    continue  # "a" is an article, not energy class A
+                start = named
+            neg = NEG.search(scan.rest[:start])
+            scan.consume(neg.start() if neg else start, m.end())
+            bucket = picked.setdefault((sense.column.name, bool(neg)), [])
+            if value not in bucket:
+                bucket.append(value)
+    out = []
+    for (name, negated), values in picked.items():
+        if len(values) == 1:
+            out.append(Where(field=name, op="!=" if negated else "=", value=values[0]))
+        else:
+            out.append(Where(field=name, op="notin" if negated else "in", value=values))
+    return out
+
+
+def _named_before(scan: Scan, start: int, sense: Sense) -> int | None:
+    before = scan.rest[max(0, start - 40) : start]
+    for word in sense.words:
+        m = re.search(rf"(?<![a-z]){re.escape(word)}\s*(?:is|=|:|of)?\s*$", before)
+        if m:
+            return start - (len(before) - m.start())
+    return None
+
+
+def read_flags(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
+    """ "free", "no late fee", "out of stock" → zero; "remote", "with copies available" → set."""
+    out: list[Where] = []
+    for sense in senses.values():
+        col = sense.column
+        if col.type not in ("integer", "number", "boolean"):
+            continue
+        words = [(w, "zero") for w in sense.zero] + [(w, "set") for w in sense.nonzero]
+        if col.type != "boolean":
+            words += [(w, "named") for w in sense.words]
+        for word, kind in sorted(words, key=lambda t: -len(t[0])):
+            for m in scan.find(phrase_pattern(word)):
+                before = scan.rest[: m.start()]
+                neg = NEG.search(before) or (
+                    NEG_LOOSE.search(before) if col.type == "boolean" else None
+                )
+                pos = POSITIVE.search(before)
+                if kind == "named" and not (neg or pos):
+                    continue  # a bare column name ("price") states no condition
+                if kind == "named" and _number_follows(scan, m.end()):
+                    continue  # "with a fee over $100": a comparison, read later
+                scan.consume((neg or pos or m).start(), m.end())
+                zero = (kind == "zero") != bool(neg)
+                out.append(zero_where(sense) if zero else nonzero_where(sense))
+    return out
+
+
+def _number_follows(scan: Scan, end: int) -> bool:
+    # The original text: the comparison may already be consumed by the number rule.
+    return bool(re.match(r"\s*(?:[a-z]+\s+){0,4}?[$€¥£]?\d", scan.text[end:]))
+
+
+def zero_where(sense: Sense) -> Where:
+    col = sense.column
+    if col.type == "boolean":
+        return Where(field=col.name, op="=", value=False)
+    either = Where.model_validate({"field": col.name, "op": "null", "or": True})
+    return Where(wheres=(Where(field=col.name, op="=", value=0), either))
+
+
+def nonzero_where(sense: Sense) -> Where:
+    col = sense.column
+    if col.type == "boolean":
+        return Where(field=col.name, op="=", value=True)
+    return Where(field=col.name, op=">", value=0)
