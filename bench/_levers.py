@@ -173,7 +173,7 @@ def v_adaptive(depth: int = 100, **kw: float) -> Variant:
             "lexical": {int(i): float(lex[i]) for i in tl},
             "vector": {int(i): float(vec[i]) for i in tv},
         }
-        fused = adaptive.fuse(runs, kinds={"lexical": "lexical", "vector": "dense"}, **kw)
+        fused = adaptive.fuse(runs, **kw)
         keys = np.array([k for k, _ in fused])
         s = np.zeros(len(lex))
         s[keys] = [v for _, v in fused]
@@ -222,9 +222,12 @@ def v_prf(
     vec_fb: int = 0,
     beta: float = 0.5,
     agg: str = "max",
+    fill: str = "",
+    floor: float = 0.2,
+    src: str = "fused",
 ) -> Variant:
     def f(d: SetData, q: str) -> list[str]:
-        fp = first_pass(d, q)
+        fp = first_pass(d, q) if src == "fused" else top(d.vec[q], 10)
         lex, vec = d.lex[q], d.vec[q]
         if lex_fb and len(fp):
             lex = bm25_all(d.index, rm3_query(d, q, fp[:lex_fb], terms, lam), len(lex))
@@ -237,7 +240,11 @@ def v_prf(
             "lexical": {int(i): float(lex[i]) for i in tl},
             "vector": {int(i): float(vec[i]) for i in tv},
         }
-        fused = adaptive.fuse(runs)
+        if fill in ("vec", "both"):  # every candidate's true cosine
+            runs["vector"] = {int(i): float(vec[i]) for i in np.union1d(tl, tv)}
+        if fill == "both":
+            runs["lexical"] = {int(i): float(lex[i]) for i in np.union1d(tl, tv) if lex[i] > 0}
+        fused = adaptive.fuse(runs, floor=floor)
         keys = np.array([k for k, _ in fused])
         s = np.zeros(len(lex))
         s[keys] = [v for _, v in fused]
@@ -254,6 +261,11 @@ VARIANTS: dict[str, Callable[[], Variant]] = {
     "convex-fill": lambda: v_convex(0.5, fill=True),
     "adaptive": lambda: v_adaptive(),
     "adaptive-g2": lambda: v_adaptive(gamma=2.0),
+    "ad-a30": lambda: v_adaptive(against=30),
+    "ad-a30-f0.1": lambda: v_adaptive(against=30, floor=0.1),
+    "ad-a20-h5": lambda: v_adaptive(against=20, head=5),
+    "ad-a50-g2-f0.1": lambda: v_adaptive(against=50, gamma=2.0, floor=0.1),
+    "ad-a30-h20": lambda: v_adaptive(against=30, head=20),
     "adaptive-f0.4": lambda: v_adaptive(floor=0.4),
     "adaptive-h20": lambda: v_adaptive(head=20),
     "adaptive+max+": lambda: v_prf(agg="max+"),
@@ -262,6 +274,24 @@ VARIANTS: dict[str, Callable[[], Variant]] = {
     "rocchio-3": lambda: v_prf(vec_fb=3, beta=0.5),
     "rocchio-5x1": lambda: v_prf(vec_fb=5, beta=1.0),
     "rm3+rocchio": lambda: v_prf(lex_fb=3, terms=10, lam=0.6, vec_fb=3, beta=0.5),
+    "fill-vec": lambda: v_prf(fill="vec"),
+    "fill-both": lambda: v_prf(fill="both"),
+    "rocchio-2": lambda: v_prf(vec_fb=2, beta=0.5),
+    "rocchio-3x0.3": lambda: v_prf(vec_fb=3, beta=0.3),
+    "rocchio-3x0.8": lambda: v_prf(vec_fb=3, beta=0.8),
+    "rocchio-5x0.5": lambda: v_prf(vec_fb=5, beta=0.5),
+    "rocchio-3-dense": lambda: v_prf(vec_fb=3, beta=0.5, src="dense"),
+    "rocchio-3+fill": lambda: v_prf(vec_fb=3, beta=0.5, fill="vec"),
+    "rocchio-3+fillb": lambda: v_prf(vec_fb=3, beta=0.5, fill="both"),
+    "rocchio-3+rm3-10x20": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=10, terms=20, lam=0.5),
+    "r2+rm3-10x20": lambda: v_prf(vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5),
+    "r3+rm3-5x20": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=5, terms=20, lam=0.5),
+    "r3+rm3-10x10": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=10, terms=10, lam=0.5),
+    "r3+rm3-10x20-l0.6": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=10, terms=20, lam=0.6),
+    "r3+rm3-10x20-l0.4": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=10, terms=20, lam=0.4),
+    "rocchio-3+fill+rm3": lambda: v_prf(
+        vec_fb=3, beta=0.5, lex_fb=10, terms=20, lam=0.5, fill="vec"
+    ),
 }
 
 
@@ -283,6 +313,14 @@ def main() -> int:
             sc = evaluate(ds, ranked_run({q: fn(d, q) for q in ds.queries}))
             table.setdefault(v, {})[name] = sc.means["nDCG@10"]
             per[v] = sc.ndcg_per_query
+        if "lexical" in per and "dense" in per:  # queries whose lexical arm is weak / strong
+            for label, sign in (("weak-lexical", 1), ("weak-dense", -1)):
+                sub = [
+                    q for q in per["dense"] if sign * (per["dense"][q] - per["lexical"][q]) >= 0.2
+                ]
+                means = {v: np.mean([per[v][q] for q in sub]) for v in names} if sub else {}
+                row = " ".join(f"{v}={m:.3f}" for v, m in means.items())
+                print(f"{name:10s} {label} ({len(sub)} queries): {row}", file=sys.stderr)
         base = per.get("convex")
         for v in names:
             note = f"  p={paired_p(per[v], base):.3f} vs convex" if base and v != "convex" else ""

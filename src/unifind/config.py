@@ -38,6 +38,17 @@ class KBSettings(BaseModel):
     """How lexical and dense runs are fused, all on a 0-1 scale: ``adaptive`` (min-max
     convex, each arm weighted per query by how much the other arm confirms its head;
     ``unifind.rank.adaptive``), ``convex`` (equal weights) or ``rrf`` (k=rrf_k)."""
+    feedback_docs: int = Field(default=2, ge=0)
+    """Pseudo-relevance feedback (hybrid only; 0 = off): the dense query moves towards the
+    mean vector of this many top fused chunks (Rocchio), then both arms run again."""
+    feedback_weight: float = Field(default=0.5, ge=0)
+    """Rocchio's beta: the feedback mean's weight next to the query vector."""
+    feedback_terms: int = Field(default=20, ge=0)
+    """RM3 expansion terms for the lexical arm (0 = no lexical feedback)."""
+    feedback_lexical_docs: int = Field(default=10, ge=1)
+    """Top fused chunks whose terms feed RM3."""
+    feedback_lam: float = Field(default=0.5, ge=0, le=1)
+    """RM3's share of the original query terms in the expanded query."""
     rerank: str | None = None
     """Reranker applied when a request asks for ``rerank=True`` (default cross-encoder)."""
     rerank_depth: int = Field(default=20, ge=1)

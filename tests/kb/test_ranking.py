@@ -3,13 +3,16 @@ chunk labels and document grouping — on the real SQLite store with the hash em
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from unifind import InputError, KnowledgeBase, SearchRequest, load_settings
 from unifind.embed.base import Embedder, resolve_embedder
+from unifind.kb._feedback import rm3, rocchio
 from unifind.kb._rank import Run, depth_for, tiered
 from unifind.kb.base import Hit
 from unifind.rank import adaptive
@@ -154,3 +157,39 @@ def test_document_grouping_counts_documents(kb: KnowledgeBase) -> None:
     assert docs[0] == chunks.items[0].document_id  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="applies to kb"):
         SearchRequest(type="web", query="x", group="document")
+
+
+def test_rocchio_moves_the_query_towards_the_feedback_and_stays_unit() -> None:
+    q = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    fb = [np.array([0.0, 1.0, 0.0], dtype=np.float32)] * 2
+    moved = rocchio(q, fb, 0.5)
+    assert moved == pytest.approx(np.array([1, 0.5, 0]) / np.sqrt(1.25))
+    assert rocchio(q, [], 0.5) is q
+
+
+def test_rm3_keeps_the_query_and_adds_the_feedback_terms_by_weight() -> None:
+    docs = [["refund", "card", "card", "receipt"], ["refund", "card", "bank"]]
+    terms = Counter(rm3(["refund", "policy"], docs, terms=3, lam=0.5))
+    assert {"refund", "policy", "card"} <= set(terms)
+    # refund: 0.5 * 1/2 + 0.5 * (5/12) / (4/3) = 0.406; card 0.25; policy 0.25; receipt 0.094
+    assert (terms["refund"], terms["card"], terms["policy"], terms["receipt"]) == (41, 25, 25, 9)
+    assert "bank" not in terms  # a fourth term: only the best three expand the query
+    assert rm3(["a"], [], terms=3, lam=0.5) == ["a"]
+
+
+def test_feedback_is_noted_on_the_stages_and_can_be_turned_off(unifind_home: Path) -> None:
+    for docs, note in ((2, True), (0, False)):
+        settings = load_settings(kb={"embedder": "hash", "feedback_docs": docs})
+        with KnowledgeBase.open(settings, embedder_factory=hash_factory) as kb:
+            if "docs" not in {c.name for c in kb.store.list_collections()}:
+                kb.create("docs")
+                for i in range(30):
+                    kb.ingest_text(
+                        "docs", f"{WORDS[i % 12]} {WORDS[(i + 1) % 12]} d{i}", document_id=f"d{i}"
+                    )
+            res = search(kb, "alpha beta", mode="hybrid")
+            notes = [r.note or "" for r in res.reports if r.stage in ("lexical", "vector")]  # type: ignore[attr-defined]
+            assert len(notes) == 2
+            assert all(("feedback: rocchio top 2" in n) is note for n in notes)
+            text = search(kb, "alpha beta", mode="text")  # one arm: nothing to refine
+            assert not any("feedback" in (r.note or "") for r in text.reports)  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ import numpy as np
 
 from unifind.analysis import Analyzer, get_analyzer
 from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable, SourceError
+from unifind.kb._feedback import refine
 from unifind.kb._filters import check_filters
 from unifind.kb._rank import Key, Run, depth_for, tiered
 from unifind.kb.base import ChunkRecord, CollectionInfo, Hit
@@ -169,24 +170,60 @@ def _retrieve(
     reports: list[LegReport] = []
     stages: list[Stage] = []
     qvecs: dict[str, Any] = {}
+    by_coll: dict[str, Any] = {}
+    analyzers: dict[str, Analyzer] = {}
     for info in infos:
         lexical, emb, vreport = _plan(kb, info, req.mode or "auto")
         if vreport:
             reports.append(vreport)
         if lexical:
-            analyzer = get_analyzer(info.analyzer)
+            analyzer = analyzers[info.name] = get_analyzer(info.analyzer)
             stages.append((info.name, "lexical", _lex(kb, info.name, analyzer, query, depth, req)))
         if emb is not None:
             if emb.spec not in qvecs:
                 qvecs[emb.spec] = emb.embed_query(query)
-            vec = qvecs[emb.spec]
+            vec = by_coll[info.name] = qvecs[emb.spec]
             stages.append((info.name, "vector", _vec(kb, info.name, vec, depth, req)))
     done = _run_stages(stages)
     reports.extend(r for r, _ in done)
     runs = [run for _, run in done]
     fused = tiered(runs, method=cfg.fusion, k=cfg.rrf_k, candidates=cfg.candidates, need=need)
+    if cfg.feedback_docs and by_coll and analyzers and len([r for r in runs if r.hits]) > 1:
+        runs, note = _with_feedback(kb, req, query, runs, fused, by_coll, analyzers, depth)
+        # Noted on the stages it refined, not a report of its own: it isn't a backend.
+        reports = [_noted(r, note) if r.stage in ("lexical", "vector") else r for r in reports]
+        fused = tiered(runs, method=cfg.fusion, k=cfg.rrf_k, candidates=cfg.candidates, need=need)
     # Paged in this same thread unless rerank follows: its connection is already open.
     return reports, runs, fused, None if req.rerank else _page(kb, req, fused, runs)
+
+
+def _with_feedback(
+    kb: KnowledgeBase,
+    req: SearchRequest,
+    query: str,
+    runs: list[Run],
+    fused: list[tuple[Key, float]],
+    qvecs: dict[str, Any],
+    analyzers: dict[str, Analyzer],
+    depth: int,
+) -> tuple[list[Run], str]:
+    """Hybrid runs re-run with feedback queries; a failure keeps the first pass, noted."""
+    cfg = kb.settings.kb
+    t0 = time.perf_counter()
+    head = [key for key, _ in fused[: max(cfg.feedback_docs, cfg.feedback_lexical_docs)]]
+    try:
+        new = refine(kb, req, query, runs, head, qvecs, analyzers, depth)
+    except Exception as exc:  # feedback only refines: the first pass still answers
+        return runs, f"feedback failed ({type(exc).__name__}: {exc}): first pass kept"
+    return new, (
+        f"feedback: rocchio top {cfg.feedback_docs} (beta {cfg.feedback_weight:g}), "
+        f"rm3 top {cfg.feedback_lexical_docs} ({cfg.feedback_terms} terms), {_ms(t0):.1f} ms"
+    )
+
+
+def _noted(report: LegReport, note: str) -> LegReport:
+    joined = f"{report.note}; {note}" if report.note else note
+    return report.model_copy(update={"note": joined})
 
 
 Paged = tuple[list[Item], int, tuple[str, ...]]

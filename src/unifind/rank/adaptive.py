@@ -23,12 +23,16 @@ HEAD = 10
 FLOOR = 0.2
 
 
-def agreement(runs: Mapping[str, Mapping[K, float]], *, head: int = HEAD) -> dict[str, float]:
-    """Per arm, the share of its top ``head`` keys that another arm also returned."""
+def agreement(
+    runs: Mapping[str, Mapping[K, float]], *, head: int = HEAD, against: int | None = None
+) -> dict[str, float]:
+    """Per arm, the share of its top ``head`` keys that another arm also returned
+    (within that arm's top ``against``, or anywhere when None)."""
     out: dict[str, float] = {}
-    for name, run in runs.items():
-        top = sorted(run, key=lambda k: -run[k])[:head]
-        others = [r for n, r in runs.items() if n != name]
+    tops = {n: sorted(r, key=lambda k: -r[k]) for n, r in runs.items()}
+    for name in runs:
+        top = tops[name][:head]
+        others = [set(tops[n][:against]) for n in runs if n != name]
         if not top or not others:
             out[name] = 1.0
             continue
@@ -43,9 +47,10 @@ def weights(
     head: int = HEAD,
     floor: float = FLOOR,
     gamma: float = 1.0,
+    against: int | None = None,
 ) -> dict[str, float]:
     """Normalised per-arm weights: ``base_r · max(floor, agreement_r) ** gamma``."""
-    agree = agreement(runs, head=head)
+    agree = agreement(runs, head=head, against=against)
     raw = {
         n: (1.0 if base is None else base.get(n, 1.0)) * max(floor, agree[n]) ** gamma for n in runs
     }
@@ -60,11 +65,11 @@ def fuse(
     head: int = HEAD,
     floor: float = FLOOR,
     gamma: float = 1.0,
-    **_: object,
+    against: int | None = None,
 ) -> list[tuple[K, float]]:
     """Convex fusion with :func:`weights`; scores in [0, 1], best first."""
     live = {n: r for n, r in runs.items() if r}
-    w = weights(live, base=base, head=head, floor=floor, gamma=gamma)
+    w = weights(live, base=base, head=head, floor=floor, gamma=gamma, against=against)
     fused: dict[K, float] = {}
     for name, run in live.items():
         keys = list(run)
