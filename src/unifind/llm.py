@@ -9,12 +9,13 @@ and status → reason mapping are :mod:`unifind._http`'s; a failure raises
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import httpx
 
-from unifind._http import Http, HttpPolicy
+from unifind._http import Http, HttpPolicy, describe_exception, reason_for_status
 from unifind.errors import SourceError
 from unifind.types import Reason
 
@@ -59,3 +60,66 @@ async def chat(
     if not isinstance(content, str):
         raise SourceError(Reason.BAD_RESPONSE, f"{url} answered with empty content")
     return content
+
+
+async def stream_chat(
+    messages: Sequence[Message],
+    *,
+    model: str,
+    base_url: str,
+    api_key: str | None = None,
+    timeout: float = 60.0,
+    temperature: float | None = 0.0,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> AsyncIterator[str]:
+    """The assistant's reply as content deltas, read from ``"stream": true`` server-sent
+    ``chat.completion.chunk`` events until ``data: [DONE]``.
+
+    A stream that stops before ``[DONE]`` or a finish reason raises ``bad_response``: the
+    caller must not present half an answer as a whole one.
+    """
+    payload: dict[str, Any] = {
+        "model": model,
+        "messages": [dict(m) for m in messages],
+        "stream": True,
+    }
+    if temperature is not None:
+        payload["temperature"] = temperature
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    url = f"{base_url.rstrip('/')}/chat/completions"
+    finished = False
+    try:
+        async with (
+            httpx.AsyncClient(timeout=timeout, transport=transport) as client,
+            client.stream("POST", url, json=payload, headers=headers) as resp,
+        ):
+            if resp.status_code >= 400:
+                body = (await resp.aread())[:200].decode("utf-8", "replace")
+                raise SourceError(reason_for_status(resp.status_code),
+                                  f"{url} answered HTTP {resp.status_code}: {body}")  # fmt: skip
+            async for line in resp.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    finished = True
+                    break
+                delta, done = _chunk(data, url)
+                finished = finished or done
+                if delta:
+                    yield delta
+    except httpx.HTTPError as exc:
+        raise describe_exception(exc) from exc
+    if not finished:
+        raise SourceError(Reason.BAD_RESPONSE, f"{url}: the stream stopped mid-answer")
+
+
+def _chunk(data: str, url: str) -> tuple[str, bool]:
+    """One chunk's content delta and whether it carries a finish reason."""
+    try:
+        choice = json.loads(data)["choices"][0]
+        delta = choice.get("delta") or {}
+        return str(delta.get("content") or ""), bool(choice.get("finish_reason"))
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        text = f"{url} sent a malformed chunk: {data[:80]}"
+        raise SourceError(Reason.BAD_RESPONSE, text) from exc

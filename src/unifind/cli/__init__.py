@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "unifind.cli.demo",
         "Ingest the sample handbook (English and Chinese) into the embedded store and search it.",
     ),
+    "ask": (
+        "unifind.cli.ask",
+        "Answer a message from the searches it needs, with every citation checked.",
+    ),
     "search": (
         "unifind.cli.search",
         "Search: ranked, cited, with every backend's status — never a silent empty list.",

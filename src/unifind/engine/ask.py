@@ -1,9 +1,202 @@
-"""``Searcher.ask``: the agent pipeline (plan → searches → references → answer)."""
+"""``Searcher.ask``: the agent pipeline (DESIGN §9) — plan → searches → references → answer.
+
+Stages, each chosen by a ``uses`` string: intent and keywords (:mod:`unifind.agent.stages`),
+attached parts (an ephemeral collection searched first, ``skip_threshold``), hooks
+(:mod:`unifind.agent.hooks`), then the answer (:mod:`unifind.agent.answer`) with its
+citation check (:mod:`unifind.agent.support`). Failures of a source, an LLM or a hook are
+said in the answer, never raised; bad input raises InputError before anything runs.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from unifind.agent.hooks import Hook, HookContext, HookSearch, run_hooks
+from unifind.agent.intent import Vocabulary
+from unifind.agent.models import MAX_MESSAGE_CHARS, Answer, AskEvent, Part, Plan
+from unifind.agent.stages import DEFAULT_USES, STAGES, check_uses, run_intent, run_keywords
+from unifind.agent.vocab import vocabulary
+from unifind.engine._util import new_request_id, only_report
 from unifind.engine.sync import SyncFacade
+from unifind.errors import InputError
+from unifind.types import Principal, Reason, SearchRequest, SearchResult, Status
+
+USER_COLLECTION = "_ask_{rid}"
+"""The ephemeral collection of a request's attached parts (deleted when the ask ends)."""
 
 
 class Asking(SyncFacade):
-    """The agent pipeline's entry points."""
+    """The agent pipeline's entry points: :meth:`plan`, :meth:`ask`, :meth:`ask_stream`."""
+
+    async def plan(
+        self,
+        message: str,
+        *,
+        parts: Sequence[Part] = (),
+        uses: Mapping[str, str] | None = None,
+        hooks: Sequence[Hook] = (),
+        principal: Principal | None = None,
+        request_id: str | None = None,
+    ) -> Plan:
+        """What :meth:`ask` would search, and why — without searching."""
+        rid = request_id or new_request_id()
+        search = HookSearch(self, rid, principal, allowed=False)  # type: ignore[arg-type]
+        return await self._plan(message, parts, uses, hooks, search, rid)
+
+    async def _plan(
+        self,
+        message: str,
+        parts: Sequence[Part],
+        uses: Mapping[str, str] | None,
+        hooks: Sequence[Hook],
+        search: HookSearch,
+        rid: str,
+    ) -> Plan:
+        chosen = {**DEFAULT_USES, **(uses or {})}
+        for stage, value in chosen.items():
+            if stage not in STAGES:
+                raise InputError(f"unknown stage {stage!r} in uses; stages: {', '.join(STAGES)}")
+            check_uses(stage, value)
+        if not message.strip():
+            raise InputError("the message is empty: write a question or a request")
+        notes: list[str] = []
+        if len(message) > MAX_MESSAGE_CHARS:
+            notes.append(f"message cut to {MAX_MESSAGE_CHARS:,} of {len(message):,} chars")
+            message = message[:MAX_MESSAGE_CHARS]
+        vocab, vnotes = Vocabulary(), list[str]()
+        if chosen["intent"] == "builtin":
+            vocab, vnotes = await vocabulary(self)  # type: ignore[arg-type]
+        intent, inotes = await run_intent(chosen["intent"], message, vocab, self.settings)
+        words, knotes = await run_keywords(chosen["keywords"], message, self.settings)
+        # The attachments are searched first; the intent's legs after (unless skip_threshold).
+        reqs = [_user_request(message, rid)] if parts else []
+        reqs += [_auto_request(leg, message, words) for leg in intent.legs]
+        why = f"{len(parts)} attached part(s) searched first; {intent.why}" if parts else intent.why
+        plan = Plan(
+            search=bool(reqs),
+            legs=sorted({r.type for r in reqs}, key=("kb", "web", "db").index),
+            keywords=words,
+            requests=reqs,
+            why=why,
+            uses=chosen,
+            notes=[*notes, *vnotes, *inotes, *knotes],
+        )
+        return await run_hooks(hooks, plan, HookContext(message, search))
+
+    async def ask(self, message: str, **kw: Any) -> Answer:
+        """Plan, search, answer with citations and check them; see :meth:`ask_stream`."""
+        answer: Answer | None = None
+        async for ev in self.ask_stream(message, **kw):
+            if ev.kind == "done":
+                answer = ev.data["output"]
+        assert answer is not None
+        return answer
+
+    async def ask_stream(
+        self,
+        message: str,
+        *,
+        parts: Sequence[Part] = (),
+        uses: Mapping[str, str] | None = None,
+        hooks: Sequence[Hook] = (),
+        principal: Principal | None = None,
+        request_id: str | None = None,
+        answer_uses: str | None = None,
+        skip_threshold: int | None = None,
+        top_n: int = 8,
+    ) -> AsyncIterator[AskEvent]:
+        """Events ``plan`` → ``leg`` (each backend report) → ``references`` →
+        ``answer.delta``… → ``citations`` → ``done`` (``data["output"]``: the Answer)."""
+        from unifind.engine._answering import answer_events
+
+        t0 = time.perf_counter()
+        rid = request_id or new_request_id()
+        search = HookSearch(self, rid, principal, allowed=True)  # type: ignore[arg-type]
+        plan = await self._plan(message, parts, uses, hooks, search, rid)
+        yield AskEvent("plan", plan.public())
+        user = USER_COLLECTION.format(rid=rid)
+        try:
+            if parts:
+                self._ingest_parts(user, parts, plan, principal)
+            results = await self._run_plan(plan, search, rid, principal, skip_threshold)
+            for res in results:
+                for rep in res.reports:
+                    yield AskEvent("leg", rep.model_dump(mode="json", exclude_none=True))
+        finally:
+            if parts:
+                self._drop_parts(user, principal)
+        async for ev in answer_events(
+            self, message, plan, results, rid, answer_uses=answer_uses, top_n=top_n, t0=t0
+        ):
+            yield ev
+
+    async def _run_plan(
+        self,
+        plan: Plan,
+        search: HookSearch,
+        rid: str,
+        principal: Principal | None,
+        skip_threshold: int | None,
+    ) -> list[SearchResult]:
+        """The plan's requests: the user's first, then the rest unless they answered."""
+        user = [r for r in plan.requests if r.source == "user"]
+        rest = [r for r in plan.requests if r.source != "user"]
+        out: list[SearchResult] = list(search.results)
+        if user:
+            first = await self.all(user, request_id=rid, principal=principal, record=False)
+            out += first.results
+            hits = sum(len(r.items) for r in first.results)
+            if skip_threshold is not None and hits >= skip_threshold:
+                plan.notes.append(
+                    f"attached parts gave {hits} hits (skip_threshold {skip_threshold}): "
+                    f"skipped {', '.join(r.type for r in rest) or 'nothing'}"
+                )
+                return out + [_skipped(r, hits, skip_threshold) for r in rest]
+        if rest:
+            res = await self.all(rest, request_id=rid, principal=principal)
+            out += res.results
+        return out
+
+    def _ingest_parts(
+        self, name: str, parts: Sequence[Part], plan: Plan, principal: Principal | None
+    ) -> None:
+        """Attached parts into an ephemeral lexical collection; unreadable ones are named."""
+        who = self._who(principal)
+        self.kb.create(name, embedder=None, exist_ok=True, principal=who)
+        for i, part in enumerate(parts, start=1):
+            try:
+                if part.text is not None:
+                    title = part.title or f"part {i}"
+                    self.kb.ingest_text(name, part.text, document_id=f"part-{i}", title=title,
+                                        principal=who)  # fmt: skip
+                elif part.file is not None:
+                    report = self.kb.ingest(name, [part.file], principal=who)
+                    for bad in getattr(report, "failed", ()) or ():
+                        plan.notes.append(f"attached file not read: {bad}")
+            except Exception as exc:  # one unreadable part must not stop the others
+                what = part.file or f"part {i}"
+                plan.notes.append(f"attached {what} not read: {type(exc).__name__}: {exc}")
+
+    def _drop_parts(self, name: str, principal: Principal | None) -> None:
+        with contextlib.suppress(Exception):
+            self.kb.delete(name, principal=self._who(principal))
+
+
+def _auto_request(leg: str, message: str, words: Sequence[str]) -> SearchRequest:
+    # The web gets the keywords (providers match words); the KB's dense arm and the DB's
+    # generator read the whole message better than a bag of words.
+    query = " ".join(words) if leg == "web" and words else message
+    return SearchRequest(type=leg, query=query, source="auto")  # type: ignore[arg-type]
+
+
+def _user_request(message: str, rid: str) -> SearchRequest:
+    coll = (USER_COLLECTION.format(rid=rid),)
+    return SearchRequest(type="kb", query=message, source="user", collections=coll)
+
+
+def _skipped(req: SearchRequest, hits: int, threshold: int) -> SearchResult:
+    text = f"skipped: the attached parts gave {hits} hits (skip_threshold {threshold})"
+    return only_report(req, Status.SKIPPED, Reason.NOT_REQUESTED, text)

@@ -1,0 +1,103 @@
+"""Hooks: application code that sees the plan and may add, change or skip requests.
+
+A hook is a callable ``hook(plan, ctx)`` (sync or async) that edits ``plan.requests`` in
+place or returns a new :class:`~unifind.agent.models.Plan`. Through ``ctx.search`` it may
+search now (``web``/``kb``/``db``/``all``/``any``/``race``, as ``source=hook``); those
+results join the answer's references, numbered in the same request. A hook that raises or
+outlives ``timeout_s`` is reported in the plan's notes and the pipeline goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from unifind.agent.models import Plan
+from unifind.errors import InputError
+from unifind.types import Principal, SearchRequest, SearchResult, SearchResults
+
+if TYPE_CHECKING:
+    from unifind.engine import Searcher
+
+Hook = Callable[[Plan, "HookContext"], "Plan | Awaitable[Plan | None] | None"]
+HOOK_TIMEOUT_S = 5.0
+
+
+class HookSearch:
+    """``ctx.search``: searches a hook runs now, in the ask's request."""
+
+    def __init__(self, searcher: Searcher, request_id: str, principal: Principal | None,
+                 *, allowed: bool) -> None:  # fmt: skip
+        self._s, self._rid, self._who, self._allowed = searcher, request_id, principal, allowed
+        self.results: list[SearchResult] = []
+
+    async def _one(self, leg: str, query: str, **kw: Any) -> SearchResult:
+        req = SearchRequest(type=leg, query=query, source="hook", **kw)  # type: ignore[arg-type]
+        return (await self._many("all", [req])).results[0]
+
+    async def _many(self, mode: str, reqs: Iterable[SearchRequest]) -> SearchResults:
+        if not self._allowed:
+            raise InputError("hooks cannot search while only planning (--plan)")
+        run = getattr(self._s, mode)
+        res: SearchResults = await run(reqs, request_id=self._rid, principal=self._who,
+                                       record=False)  # fmt: skip
+        self.results.extend(res.results)
+        return res
+
+    async def web(self, query: str, **kw: Any) -> SearchResult:
+        return await self._one("web", query, **kw)
+
+    async def kb(self, query: str, **kw: Any) -> SearchResult:
+        return await self._one("kb", query, **kw)
+
+    async def db(self, query: str, **kw: Any) -> SearchResult:
+        return await self._one("db", query, **kw)
+
+    async def all(self, reqs: Iterable[SearchRequest]) -> SearchResults:
+        return await self._many("all", reqs)
+
+    async def any(self, reqs: Iterable[SearchRequest]) -> SearchResults:
+        return await self._many("any", reqs)
+
+    async def race(self, reqs: Iterable[SearchRequest]) -> SearchResults:
+        return await self._many("race", reqs)
+
+    def references(self) -> Any:
+        """The references of what the hooks found so far, numbered in this request."""
+        return self._s.references(self.results, request_id=self._rid)
+
+
+class HookContext:
+    """What a hook receives besides the plan."""
+
+    def __init__(self, message: str, search: HookSearch) -> None:
+        self.message = message
+        self.search = search
+
+
+async def run_hooks(
+    hooks: Iterable[Hook], plan: Plan, ctx: HookContext, *, timeout_s: float = HOOK_TIMEOUT_S
+) -> Plan:
+    """Run each hook in turn under its deadline; failures become notes."""
+    for hook in hooks:
+        name = getattr(hook, "__qualname__", repr(hook))
+        try:
+            async with asyncio.timeout(timeout_s):
+                if inspect.iscoroutinefunction(hook):
+                    out = await hook(plan, ctx)
+                else:  # a blocking hook runs on a thread, so its deadline can still cut it
+                    out = await asyncio.to_thread(hook, plan, ctx)
+                    if inspect.isawaitable(out):
+                        out = await out
+        except TimeoutError:
+            plan.notes.append(f"hook {name} cut after {timeout_s:g} s")
+            continue
+        except Exception as exc:  # a hook's bug is reported, the ask goes on (issue #10)
+            plan.notes.append(f"hook {name} failed: {type(exc).__name__}: {exc}")
+            continue
+        if isinstance(out, Plan):
+            plan = out
+    plan.search = bool(plan.requests)
+    return plan

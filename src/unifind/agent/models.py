@@ -1,0 +1,96 @@
+"""The values of the agent pipeline: a plan, attached parts, streamed events, the answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from unifind.types import LegReport, SearchRequest
+
+MAX_MESSAGE_CHARS = 8_000
+"""Longer messages are cut (and the plan says so): a question, not a document; attach
+documents as parts."""
+
+
+class Part(BaseModel):
+    """Data the user attached to the message: searched first, as ``source=user``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = None
+    file: str | None = None
+    """A local path (CLI and library; not accepted over HTTP)."""
+    title: str = ""
+
+
+class Plan(BaseModel):
+    """What ``ask`` will do before it searches (``unifind ask --plan --json``)."""
+
+    search: bool
+    legs: list[str]
+    keywords: list[str]
+    requests: list[SearchRequest]
+    why: str
+    uses: dict[str, str] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+    """Fallbacks, truncation, failed hooks, skipped legs: everything a reader should know."""
+
+    def public(self) -> dict[str, Any]:
+        """The documented JSON shape (requests without None fields)."""
+        data = self.model_dump(mode="json", exclude_none=True)
+        data["requests"] = [r.model_dump(mode="json", exclude_none=True) for r in self.requests]
+        return data
+
+
+class Unsupported(BaseModel):
+    """A cited sentence whose sources do not carry it."""
+
+    sentence: str
+    cites: list[str]
+    score: float
+
+
+class CitationReport(BaseModel):
+    """The citation check of an answer."""
+
+    valid: list[str] = Field(default_factory=list)
+    unknown: list[str] = Field(default_factory=list)
+    """Cited tokens matching no reference."""
+    omitted: list[str] = Field(default_factory=list)
+    unsupported: list[Unsupported] = Field(default_factory=list)
+    checked_sentences: int = 0
+    threshold: float = 0.5
+
+    @property
+    def ok(self) -> bool:
+        return not (self.unknown or self.omitted or self.unsupported)
+
+
+class Answer(BaseModel):
+    """The whole outcome of ``ask``."""
+
+    request_id: str
+    plan: Plan
+    text: str
+    llm: str | None
+    """``<profile>/<model>`` that wrote it; None for an extractive answer."""
+    note: str | None = None
+    """Why the answer is extractive or incomplete (no LLM configured, LLM failed)."""
+    references: list[dict[str, Any]] = Field(default_factory=list)
+    reports: list[LegReport] = Field(default_factory=list)
+    citations: CitationReport = Field(default_factory=CitationReport)
+    took_ms: float = 0.0
+
+
+AskEventKind = Literal["plan", "leg", "references", "answer.delta", "citations", "done", "error"]
+
+
+@dataclass(frozen=True)
+class AskEvent:
+    """One streamed event of ``ask``; ``done`` carries the :class:`Answer` as ``output``."""
+
+    kind: AskEventKind
+    data: dict[str, Any] = field(default_factory=dict)
+    message: str = ""

@@ -1,0 +1,127 @@
+"""`unifind ask`: answer a message from the searches it needs, with checked citations.
+
+A thin mapping of :meth:`unifind.Searcher.ask_stream`: the answer streams to stdout, the
+citation check and every backend's status follow; ``--plan`` prints what would be searched
+and why, without searching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from unifind.cli._out import CONFIG_HELP, err_console, friendly_errors, print_json, settings_for
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ask")(ask)
+
+
+def ask(
+    message: Annotated[str, typer.Argument(metavar="MESSAGE", help="The question or request.")],
+    plan: Annotated[
+        bool,
+        typer.Option("--plan", help="Print the plan (legs, keywords, requests, why); no search."),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON on stdout.")] = False,
+    file: Annotated[
+        list[str] | None,
+        typer.Option("--file", metavar="PATH", help="Attach a file: searched first (repeatable)."),
+    ] = None,
+    text: Annotated[
+        list[str] | None,
+        typer.Option("--text", metavar="WORDS", help="Attach text: searched first (repeatable)."),
+    ] = None,
+    answer: Annotated[
+        str | None,
+        typer.Option(
+            metavar="USES",
+            help="Who answers: agent:<profile> (default: the 'answer' profile), none.",
+        ),
+    ] = None,
+    intent: Annotated[
+        str,
+        typer.Option(
+            metavar="USES", help="Intent stage: builtin, none, agent:<p>, mcp:<server>.<tool>."
+        ),
+    ] = "builtin",
+    keywords: Annotated[
+        str,
+        typer.Option(
+            metavar="USES", help="Keywords stage: builtin, none, agent:<p>, mcp:<server>.<tool>."
+        ),
+    ] = "builtin",
+    skip_threshold: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N", help="Skip the other legs when the attachments give this many hits."
+        ),
+    ] = None,
+    config: Annotated[str | None, typer.Option(metavar="PATH", help=CONFIG_HELP)] = None,
+) -> None:
+    """Answer a message from the searches it needs, with every citation checked."""
+    from unifind.agent.models import Part
+    from unifind.engine import Searcher
+
+    parts = [Part(file=f) for f in file or ()] + [Part(text=t) for t in text or ()]
+    uses = {"intent": intent, "keywords": keywords}
+    with friendly_errors():
+        searcher = Searcher(settings_for(config))
+        try:
+            if plan:
+                out = asyncio.run(searcher.plan(message, parts=parts, uses=uses))
+                if as_json:
+                    print_json(out.public())
+                else:
+                    _print_plan(out.public())
+                return
+            kw: dict[str, Any] = {"parts": parts, "uses": uses, "answer_uses": answer}
+            asyncio.run(_stream(searcher, message, as_json, skip_threshold=skip_threshold, **kw))
+        finally:
+            searcher.close()
+
+
+async def _stream(searcher: Any, message: str, as_json: bool, **kw: Any) -> None:
+    try:
+        async for ev in searcher.ask_stream(message, **kw):
+            if ev.kind == "answer.delta" and not as_json:
+                sys.stdout.write(ev.data["text"])
+                sys.stdout.flush()
+            elif ev.kind == "done":
+                out = ev.data["output"]
+                if as_json:
+                    print_json(out.model_dump(mode="json", exclude_none=True))
+                else:
+                    _print_after(out)
+    finally:
+        await searcher.aclose()
+
+
+def _print_plan(plan: dict[str, Any]) -> None:
+    if not plan["search"]:
+        err_console.print(f"no search needed: {plan['why']}")
+        return
+    err_console.print(f"legs: {', '.join(plan['legs'])}   keywords: {', '.join(plan['keywords'])}")
+    for req in plan["requests"]:
+        err_console.print(f"  {req['type']} ({req['source']}): {req['query']}")
+    err_console.print(f"why: {plan['why']}")
+    for note in plan.get("notes") or ():
+        err_console.print(f"note: {note}")
+
+
+def _print_after(out: Any) -> None:
+    sys.stdout.write("\n")
+    if out.note:
+        err_console.print(f"[yellow]{out.note}[/]")
+    for rep in out.reports:
+        err_console.print(f"  {rep.leg}/{rep.backend}: {rep.status.value}"
+                          + (f" ({rep.reason.value})" if rep.reason else ""))  # fmt: skip
+    c = out.citations
+    err_console.print(f"citations: {len(c.valid)} valid, {len(c.unknown)} unknown "
+                      f"{c.unknown or ''}, {len(c.unsupported)} unsupported "
+                      f"of {c.checked_sentences} cited sentences")  # fmt: skip
+    for bad in c.unsupported:
+        err_console.print(f"  unsupported ({bad.score:.2f}): {bad.sentence}")
