@@ -190,3 +190,16 @@ def export_document(conn: Any, q: Any, cid: int, document_id: str) -> Exported |
         vec = None if vector is None else np.asarray(vector, dtype=np.float32)
         out.append(ChunkIn(ordinal, text, start, end, terms.get(int(chunk_id), {}), vec))
     return doc, out
+
+
+def chunk_vectors(conn: Any, q: Any, cid: int, chunk_ids: Any) -> dict[str, Any]:
+    """Stored unit vectors of these chunks (query feedback); float32 read back exactly."""
+    wanted = [int(c) for c in chunk_ids if isinstance(c, str) and c.isascii() and c.isdigit()]
+    rows = conn.execute(
+        q(
+            "SELECT id, vector::real[] FROM {s}.chunks WHERE id = ANY(%s::bigint[]) "
+            "AND collection_id = %s AND vector IS NOT NULL"
+        ),
+        (wanted, cid),
+    )
+    return {str(r[0]): np.asarray(r[1], dtype=np.float32) for r in rows}

@@ -7,7 +7,7 @@ snapshot. Vector search scans exactly below ``exact_below`` vectors, and always 
 filtered (filtered HNSW loses recall at low selectivity: pgvector's own post-filtering);
 above it, a per-collection partial HNSW index gives candidates that are re-sorted.
 
-URL: ``postgresql://user:pass@host:5432/db?schema=unifind`` (``schema`` is ours); pgvector >= 0.5.
+URL: ``postgresql://user:pass@host/db?schema=unifind`` (``schema`` is ours); pgvector >= 0.5.
 """
 
 from __future__ import annotations
@@ -320,6 +320,10 @@ class PostgresStore(KBStore):
             for r in rows
         }
         return {c: found[c] for c in chunk_ids if c in found}
+
+    def chunk_vectors(self, collection: str, chunk_ids: Sequence[str]) -> dict[str, Any]:
+        cid, _ = self._collection(conn := self._conn(), collection)
+        return _pgsql.chunk_vectors(conn, self._sql, cid, chunk_ids)
 
     def export_document(self, collection: str, document_id: str) -> _pgsql.Exported | None:
         """The document as stored (terms, unit vectors), for ``kb migrate``."""

@@ -8,7 +8,9 @@ remove the folder on exit.
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import warnings
@@ -45,10 +47,16 @@ def postgres_server(folder: Path) -> Iterator[str]:
         )  # fmt: skip
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
+        pid_file = Path(srv.pgdata) / "postmaster.pid"
+        pid = int(pid_file.read_text().split()[0]) if pid_file.exists() else None
         with suppress(subprocess.SubprocessError):  # already stopped
             pgexec(
                 "pg_ctl", (*base, "-w", "-m", "immediate", "stop"),
                 bin_path=srv.bin_path, user=srv.system_user, timeout=60,
             )  # fmt: skip
+        if pid is not None:  # a failed stop must not leave a server running
+            with suppress(OSError):
+                if b"postgres" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    os.kill(pid, signal.SIGKILL)
         pgs.PostgresServer._instances.pop(srv.pgdata, None)
         shutil.rmtree(data, ignore_errors=True)
