@@ -27,7 +27,7 @@ from quality import CACHE, COLLECTION, ROOT, embedder_factory
 
 from unifind.analysis import get_analyzer
 from unifind.kb._follow import load_terms, load_vectors
-from unifind.kb._lexical import LexicalIndex
+from unifind.kb._lexical import LexicalIndex, encode_postings
 from unifind.kb.sqlite import SQLiteStore
 from unifind.rank import adaptive
 
@@ -48,6 +48,7 @@ class SetData:
     qterms: dict[str, dict[int, int]]
     postings: list[dict[int, int]]  # position → {term id: tf}
     idf_mass: dict[str, float]
+    title: dict[str, F] = None  # type: ignore[assignment]  # qid → title-only BM25
 
 
 def load(ds: Dataset, path: Path) -> SetData:
@@ -71,11 +72,22 @@ def load(ds: Dataset, path: Path) -> SetData:
     doc_of = np.array([dnum[chunk_doc[r[0]]] for r in rows])
     term_id = {t: int(i) for t, i in conn.execute("SELECT term, id FROM terms")}
     postings = [dict(np.frombuffer(b, dtype="<i4").reshape(-1, 2).tolist()) for _, _, b in rows]
+    analyzer0 = get_analyzer(store.get_collection(COLLECTION).analyzer)
+    titles = {doc.doc_id: doc.title for doc in ds.docs}
+    trows = []
+    for rowid, _, _ in rows:
+        tt: dict[int, int] = {}
+        for t in analyzer0.terms(titles.get(chunk_doc[rowid], "") or ""):
+            if t in term_id:
+                tt[term_id[t]] = tt.get(term_id[t], 0) + 1
+        trows.append((rowid, sum(tt.values()), encode_postings(tt)))
+    title_index = LexicalIndex(trows)
     info = store.get_collection(COLLECTION)
     emb = embedder_factory(CACHE)(info.embedder or "")
     analyzer = get_analyzer(info.analyzer)
     n = len(rows)
     data = SetData(ds, index, mat, doc_of, doc_ids, term_id, {}, {}, {}, {}, postings, {})
+    data.title = {}
     for qid, text in ds.queries.items():
         q: dict[int, int] = {}
         for t in analyzer.terms(text):
@@ -83,6 +95,7 @@ def load(ds: Dataset, path: Path) -> SetData:
                 q[term_id[t]] = q.get(term_id[t], 0) + 1
         data.qterms[qid] = q
         data.lex[qid] = bm25_all(index, q, n)
+        data.title[qid] = bm25_all(title_index, q, n)
         data.qvec[qid] = np.asarray(emb.embed_query(text), dtype=np.float32)
         data.vec[qid] = mat @ data.qvec[qid]
     store.close()
@@ -225,10 +238,14 @@ def v_prf(
     fill: str = "",
     floor: float = 0.2,
     src: str = "fused",
+    title: str = "",
+    title_w: float = 0.5,
 ) -> Variant:
     def f(d: SetData, q: str) -> list[str]:
         fp = first_pass(d, q) if src == "fused" else top(d.vec[q], 10)
         lex, vec = d.lex[q], d.vec[q]
+        if title == "boost":  # fields summed (BM25F-like): body+title BM25 + w * title BM25
+            lex = lex + title_w * d.title[q]
         if lex_fb and len(fp):
             lex = bm25_all(d.index, rm3_query(d, q, fp[:lex_fb], terms, lam), len(lex))
         if vec_fb and len(fp):
@@ -244,6 +261,9 @@ def v_prf(
             runs["vector"] = {int(i): float(vec[i]) for i in np.union1d(tl, tv)}
         if fill == "both":
             runs["lexical"] = {int(i): float(lex[i]) for i in np.union1d(tl, tv) if lex[i] > 0}
+        if title == "arm":  # a third arm: title-only BM25
+            tt = top(d.title[q], 100)
+            runs["title"] = {int(i): float(d.title[q][i]) for i in tt if d.title[q][i] > 0}
         fused = adaptive.fuse(runs, floor=floor)
         keys = np.array([k for k, _ in fused])
         s = np.zeros(len(lex))
@@ -284,6 +304,14 @@ VARIANTS: dict[str, Callable[[], Variant]] = {
     "rocchio-3+fill": lambda: v_prf(vec_fb=3, beta=0.5, fill="vec"),
     "rocchio-3+fillb": lambda: v_prf(vec_fb=3, beta=0.5, fill="both"),
     "rocchio-3+rm3-10x20": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=10, terms=20, lam=0.5),
+    "title-boost": lambda: v_prf(title="boost"),
+    "title-arm": lambda: v_prf(title="arm"),
+    "only-rocchio-2": lambda: v_prf(vec_fb=2, beta=0.5),
+    "only-rm3-10x20": lambda: v_prf(lex_fb=10, terms=20, lam=0.5),
+    "default+max+": lambda: v_prf(vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, agg="max+"),
+    "default+title-boost": lambda: v_prf(
+        vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, title="boost"
+    ),
     "r2+rm3-10x20": lambda: v_prf(vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5),
     "r3+rm3-5x20": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=5, terms=20, lam=0.5),
     "r3+rm3-10x10": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=10, terms=10, lam=0.5),

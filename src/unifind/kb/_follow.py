@@ -22,7 +22,7 @@ import apsw
 import numpy as np
 
 from unifind.errors import UnknownName
-from unifind.kb import _lexical, _vectors
+from unifind.kb import _lexical, _lexsave, _vectors
 from unifind.kb._hnsw import Hnsw
 from unifind.kb._schema import fetch, snapshot
 
@@ -163,8 +163,25 @@ class Follower(ABC, Generic[I]):
 
 
 class LexicalFollower(Follower[_lexical.LexicalIndex]):
+    """Follows the BM25 postings; with a ``db`` path, a big collection's fresh build is
+    kept in a sidecar and a new process starts from it (``_lexsave``)."""
+
+    def __init__(self, db: Path | None = None, collection: str = "") -> None:
+        super().__init__()
+        self._sidecar = _lexsave.sidecar_path(db, collection) if db is not None else None
+
     def _build(self, conn: apsw.Connection, head: Head) -> _lexical.LexicalIndex:
-        return _lexical.LexicalIndex(load_terms(conn, head.id, None))
+        if self._sidecar is not None and self.index is None:  # a new process: try the sidecar
+            loaded = _lexsave.load(self._sidecar, head.id, head.floor, head.seq)
+            if loaded is not None:
+                index, seq = loaded
+                added, deleted = _net_changes(conn, head, seq)
+                self._apply(conn, head, index, added, deleted)
+                return index
+        index = _lexical.LexicalIndex(load_terms(conn, head.id, None))
+        if self._sidecar is not None and index.live >= _lexsave.MIN_CHUNKS:
+            _lexsave.save(self._sidecar, index, head.id, head.seq)
+        return index
 
     def _apply(
         self,

@@ -75,6 +75,35 @@ class LexicalIndex:
         self._terms: Int32s = terms[np.concatenate([[0], bounds])] if len(terms) else terms
         self._starts: Int64s = np.concatenate([[0], bounds, [len(terms)]]).astype(np.int64)
 
+    # ---- persistence (``_lexsave``) -------------------------------------------------
+
+    def arrays(self) -> dict[str, npt.NDArray[np.generic]] | None:
+        """The base's arrays, or None while a delta or tombstones are pending."""
+        if self._size != self.base_size or self._live != self._size:
+            return None
+        return {
+            "ids": self._ids[: self._size], "lengths": self._lengths[: self._size],
+            "post_pos": self._post_pos, "post_tf": self._post_tf,
+            "terms": self._terms, "starts": self._starts,
+        }  # fmt: skip
+
+    @classmethod
+    def restore(cls, a: Mapping[str, npt.NDArray[np.generic]]) -> LexicalIndex:
+        """An index from :meth:`arrays` output (shapes checked by the caller)."""
+        self = cls.__new__(cls)
+        self._ids = np.asarray(a["ids"], dtype=np.int64)
+        self._lengths = np.asarray(a["lengths"], dtype=np.float64)
+        n = len(self._ids)
+        self._alive = np.ones(n, dtype=np.bool_)
+        self._size = self.base_size = self._live = n
+        self._total_length = float(self._lengths.sum())
+        self._post_pos = np.asarray(a["post_pos"], dtype=np.int32)
+        self._post_tf = np.asarray(a["post_tf"], dtype=np.float32)
+        self._terms = np.asarray(a["terms"], dtype=np.int32)
+        self._starts = np.asarray(a["starts"], dtype=np.int64)
+        self._delta, self._delta_cache, self._norms = {}, {}, None
+        return self
+
     # ---- maintenance ---------------------------------------------------------------
 
     @property

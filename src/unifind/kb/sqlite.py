@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind.errors import InputError, StoreError, UnknownName
-from unifind.kb import _write
+from unifind.kb import _lexsave, _write
 from unifind.kb._export import Exported, sqlite_document
 from unifind.kb._filters import filter_sql
 from unifind.kb._follow import Follower, Head, LexicalFollower, VectorFollower, read_head
@@ -152,6 +152,7 @@ class SQLiteStore(KBStore):
                     (name, embedder, dim, analyzer, description, meta, _write.now()),
                 )
                 remove_sidecars(self.path, name)  # leftovers of a deleted namesake
+                _lexsave.remove(self.path, name)
         return self.get_collection(name)
 
     def get_collection(self, name: str) -> CollectionInfo:
@@ -176,6 +177,7 @@ class SQLiteStore(KBStore):
             self._lexical.pop(name, None)
             self._vectors.pop(name, None)
         remove_sidecars(self.path, name)
+        _lexsave.remove(self.path, name)
 
     # ---- documents -----------------------------------------------------------------
 
@@ -281,7 +283,9 @@ class SQLiteStore(KBStore):
         query = dict(sorted((int(tid), counts[term]) for term, tid in vocab))
         if not query:
             return []
-        follower = self._follower(self._lexical, collection, LexicalFollower)
+        follower = self._follower(
+            self._lexical, collection, lambda: LexicalFollower(self.path, collection)
+        )
         with follower.lock:
             index = follower.current(conn, head)
             allowed = None

@@ -1,0 +1,100 @@
+"""The persisted BM25 sidecar (issue #13, cold start): used by a new store object, caught up
+with the change log, ignored when torn, foreign or stale; on the real SQLite file."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from unifind.kb import _lexsave
+from unifind.kb._follow import load_terms, read_head
+from unifind.kb._lexical import LexicalIndex
+from unifind.kb.base import ChunkIn, DocumentIn, Hit
+from unifind.kb.sqlite import SQLiteStore
+
+
+@pytest.fixture(autouse=True)
+def small_sidecars(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_lexsave, "MIN_CHUNKS", 1)  # every collection gets one here
+
+
+def put(store: SQLiteStore, doc_id: str, text: str) -> None:
+    terms = Counter(text.split())
+    chunk = ChunkIn(ordinal=0, text=text, start=0, end=len(text), terms=terms)
+    store.upsert_document("c", DocumentIn(document_id=doc_id, content_hash=text), [chunk])
+
+
+def hits(store: SQLiteStore, query: str) -> list[Hit]:
+    return store.lexical_search("c", query.split(), limit=50)
+
+
+def filled(path: Path) -> SQLiteStore:
+    store = SQLiteStore(path)
+    store.create_collection("c", embedder=None, dim=None)
+    for i in range(40):
+        put(store, f"d{i}", " ".join(["apple"] * (1 + i % 3) + ["pear"] * (i % 5) + [f"w{i}"]))
+    return store
+
+
+def test_a_new_store_starts_from_the_sidecar_and_catches_up(tmp_path: Path) -> None:
+    path = tmp_path / "kb.sqlite"
+    a = filled(path)
+    first = hits(a, "apple pear")
+    sidecar = _lexsave.sidecar_path(path, "c")
+    assert sidecar.exists()  # written by the first full build
+    put(a, "new", "apple apple apple pear pear")  # after the sidecar's seq
+    a.delete_document("c", "d3")
+    expected = hits(a, "apple pear")
+    assert expected != first and "d3" not in {h.chunk_id for h in expected}
+    b = SQLiteStore(path)
+    assert hits(b, "apple pear") == expected  # sidecar + the change log since its seq
+    sidecar.unlink()
+    assert hits(SQLiteStore(path), "apple pear") == expected  # and the same as a rebuild
+    a.close()
+    b.close()
+
+
+def test_the_sidecar_is_what_a_new_store_reads(tmp_path: Path) -> None:
+    path = tmp_path / "kb.sqlite"
+    a = filled(path)
+    assert [h.chunk_id for h in hits(a, "w0")]  # d0 is found by its own word
+    conn = a._conn()
+    head = read_head(conn, "c")
+    rows = load_terms(conn, head.id, None)
+    # A sidecar at the same (collection, seq) built without d0's postings: a new store
+    # trusts it instead of reading 40 chunks' postings from the file.
+    assert _lexsave.save(
+        _lexsave.sidecar_path(path, "c"), LexicalIndex(rows[1:]), head.id, head.seq
+    )
+    assert hits(SQLiteStore(path), "w0") == []
+    a.close()
+
+
+@pytest.mark.parametrize("garbage", [b"", b"not an npz at all", b"PK\x03\x04torn"])
+def test_a_torn_or_foreign_sidecar_is_ignored(tmp_path: Path, garbage: bytes) -> None:
+    path = tmp_path / "kb.sqlite"
+    a = filled(path)
+    expected = hits(a, "apple pear")
+    _lexsave.sidecar_path(path, "c").write_bytes(garbage)
+    assert hits(SQLiteStore(path), "apple pear") == expected
+    a.close()
+
+
+def test_a_recreated_namesake_never_uses_the_old_sidecar(tmp_path: Path) -> None:
+    path = tmp_path / "kb.sqlite"
+    a = filled(path)
+    hits(a, "apple")
+    sidecar = _lexsave.sidecar_path(path, "c")
+    saved = sidecar.read_bytes()
+    a.delete_collection("c")
+    assert not sidecar.exists()
+    a.create_collection("c", embedder=None, dim=None)
+    put(a, "only", "banana")
+    sidecar.write_bytes(saved)  # as if a crash left the old one behind
+    fresh = SQLiteStore(path)
+    assert hits(fresh, "apple") == []  # the old collection's chunks never come back
+    assert [h.chunk_id for h in hits(fresh, "banana")] == [h.chunk_id for h in hits(a, "banana")]
+    a.close()
+    fresh.close()
