@@ -224,7 +224,11 @@ def load(engine: sa.Engine, schema: str) -> None:
     """Create (replacing) and fill the schema's tables through SQLAlchemy."""
     md = sa.MetaData()
     tables = {
-        name: sa.Table(name, md, *(sa.Column(c, t, primary_key=c == "id") for c, t in cols))
+        name: sa.Table(
+            name,
+            md,
+            *(sa.Column(c, t, primary_key=c == "id", autoincrement=False) for c, t in cols),
+        )
         for name, cols in TABLES[schema].items()
     }
     data = rows(schema)

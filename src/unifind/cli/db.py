@@ -17,7 +17,7 @@ from unifind.config import Settings
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML, create_demo
 from unifind.db.leg import DBLeg
 from unifind.errors import InputError
-from unifind.types import Principal
+from unifind.types import Overall, Principal
 
 db_app = typer.Typer(
     help="Database leg: declared models, natural-language search, a demo shop.",
@@ -124,10 +124,12 @@ def search_cmd(
             leg.close()
     if json:
         print_json(result.to_dict())
-        return
-    if result.dsl is not None:
-        console.print(f"[dim]dsl:[/dim] {escape(_compact(result.dsl))}")
-    print_result(result)
+    else:
+        if result.dsl is not None:
+            console.print(f"[dim]dsl:[/dim] {escape(_compact(result.dsl))}")
+        print_result(result)
+    if result.status is Overall.UNAVAILABLE:
+        raise typer.Exit(1)  # as `unifind search` does: scripts must see the failure
 
 
 def _compact(dsl: dict[str, Any]) -> str:

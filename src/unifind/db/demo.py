@@ -173,6 +173,13 @@ def _iso(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 DEMO_MODELS_YAML = (Path(__file__).parent / "demo_models.yaml").read_text(encoding="utf-8")
 
 
+def _pk() -> Any:
+    import sqlalchemy as sa
+
+    # No autoincrement: DuckDB has no SERIAL, and the demo's ids are given.
+    return sa.Column("id", sa.Integer, primary_key=True, autoincrement=False)
+
+
 def load_demo(engine: Any, *, schema: str | None = None, today: dt.date | None = None) -> None:
     """Create and fill the demo tables through SQLAlchemy (any dialect, e.g. PostgreSQL)."""
     import sqlalchemy as sa
@@ -180,17 +187,17 @@ def load_demo(engine: Any, *, schema: str | None = None, today: dt.date | None =
     md = sa.MetaData(schema=schema)
     text, num, day = sa.String(200), sa.Float(), sa.Date()
     tables = {
-        "products": sa.Table("products", md, sa.Column("id", sa.Integer, primary_key=True),
+        "products": sa.Table("products", md, _pk(),
                              *(sa.Column(n, text)
                                for n in ("name", "name_zh", "category", "brand")),
                              *(sa.Column(n, num) for n in ("price", "weight_kg", "rating")),
                              sa.Column("stock", sa.Integer), sa.Column("availability", text),
                              sa.Column("discount", sa.Integer), sa.Column("added_on", day)),
-        "customers": sa.Table("customers", md, sa.Column("id", sa.Integer, primary_key=True),
+        "customers": sa.Table("customers", md, _pk(),
                               *(sa.Column(n, text) for n in ("name", "email", "city", "country",
                                                              "tier", "tenant_id")),
                               sa.Column("joined_on", day)),
-        "orders": sa.Table("orders", md, sa.Column("id", sa.Integer, primary_key=True),
+        "orders": sa.Table("orders", md, _pk(),
                            sa.Column("customer_id", sa.Integer),
                            sa.Column("product_id", sa.Integer),
                            sa.Column("product", text), sa.Column("customer", text),

@@ -3,11 +3,15 @@
 Sessions are synchronous SQLAlchemy run in a worker thread. The timeout is enforced by the
 database where it can be: SQLite through a progress handler that aborts the statement
 (https://www.sqlite.org/c3ref/progress_handler.html), PostgreSQL through a transaction-local
-``statement_timeout`` (https://www.postgresql.org/docs/15/runtime-config-client.html).
-Cancelling the awaiting task interrupts the running statement (``sqlite3_interrupt``, or
-libpq's cancel request via psycopg's ``Connection.cancel``). Read-only is enforced twice: the
-compiler only builds SELECTs, and the connection itself refuses writes (SQLite
-``PRAGMA query_only``, PostgreSQL ``default_transaction_read_only``).
+``statement_timeout`` (https://www.postgresql.org/docs/15/runtime-config-client.html),
+MariaDB through ``max_statement_time`` and MySQL through ``max_execution_time`` (both session
+variables set before each statement), DuckDB through ``Connection.interrupt`` from a timer.
+Cancelling the awaiting task interrupts the running statement (``sqlite3_interrupt``, libpq's
+cancel request via psycopg's ``Connection.cancel``, ``KILL QUERY`` on MySQL/MariaDB, DuckDB's
+``interrupt``). Read-only is enforced twice: the compiler only builds SELECTs, and the
+connection itself refuses writes (SQLite ``PRAGMA query_only``, PostgreSQL
+``default_transaction_read_only``, MySQL/MariaDB ``SET SESSION TRANSACTION READ ONLY``,
+DuckDB files opened ``read_only``).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from unifind.errors import SourceError
+from unifind.errors import ConfigError, SourceError
 from unifind.types import Reason
 
 #: Extra seconds the awaiting side allows past the database's own timeout before giving up.
@@ -31,8 +35,22 @@ GRACE_S = 0.5
 PROGRESS_STEPS = 1000
 
 
+#: The extra that installs each backend's driver.
+EXTRAS = {"postgresql": "postgres", "mysql": "mysql", "mariadb": "mysql", "duckdb": "duckdb"}
+
+
 def make_engine(url: str, *, connect_timeout_s: float = 5.0) -> sa.Engine:
-    """An engine whose connections refuse writes."""
+    """An engine whose connections refuse writes; a missing driver names its extra."""
+    try:
+        return _make_engine(url, connect_timeout_s)
+    except (ImportError, sa.exc.NoSuchModuleError) as exc:
+        backend = sa.make_url(url).get_backend_name()
+        extra = EXTRAS.get(backend)
+        hint = f'pip install "unifind[{extra}]"' if extra else "install its SQLAlchemy driver"
+        raise ConfigError(f"the {backend} driver is not installed: {hint} ({exc})") from None
+
+
+def _make_engine(url: str, connect_timeout_s: float) -> sa.Engine:
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
         engine = sa.create_engine(parsed)
@@ -51,6 +69,20 @@ def make_engine(url: str, *, connect_timeout_s: float = 5.0) -> sa.Engine:
                 "connect_timeout": max(1, int(connect_timeout_s)),
             },
         )
+    if parsed.get_backend_name() in ("mysql", "mariadb"):
+        return sa.create_engine(
+            parsed,
+            pool_pre_ping=True,
+            connect_args={
+                "connect_timeout": max(1, int(connect_timeout_s)),
+                "init_command": "SET SESSION TRANSACTION READ ONLY",
+            },
+        )
+    if parsed.get_backend_name() == "duckdb":
+        path = parsed.database or ""
+        on_disk = path not in ("", ":memory:") and not path.startswith(":memory:")
+        # An in-memory DuckDB can't open read-only; it is empty unless the caller filled it.
+        return sa.create_engine(parsed, connect_args={"read_only": True} if on_disk else {})
     return sa.create_engine(parsed, pool_pre_ping=True)
 
 
@@ -73,6 +105,8 @@ class _Handle:
         self.cancelled = threading.Event()
         self.raw: Any = None
         self.backend = ""
+        self.engine: sa.Engine | None = None
+        self.timer: threading.Timer | None = None
 
     def expired(self) -> bool:
         return self.cancelled.is_set() or time.monotonic() > self.deadline
@@ -87,6 +121,12 @@ class _Handle:
                 raw.interrupt()  # sqlite3_interrupt is safe to call from another thread
             elif self.backend == "postgresql":
                 getattr(raw, "cancel_safe", raw.cancel)()
+            elif self.backend == "duckdb":
+                raw.interrupt()
+            elif self.backend in ("mysql", "mariadb") and self.engine is not None:
+                # KILL QUERY needs a second connection: the first is busy with the statement.
+                with self.engine.connect() as other:
+                    other.exec_driver_sql(f"KILL QUERY {int(raw.thread_id())}")
         except Exception:
             pass
 
@@ -118,6 +158,7 @@ class Executor:
 
     def _run(self, stmt: sa.Select[Any], handle: _Handle, limit: float) -> list[dict[str, Any]]:
         handle.backend = self.backend
+        handle.engine = self.engine
         try:
             with self.engine.connect() as conn:
                 raw = conn.connection.driver_connection
@@ -129,6 +170,8 @@ class Executor:
                     rows = conn.execute(stmt).mappings().all()
                 finally:
                     handle.raw = None
+                    if handle.timer is not None:
+                        handle.timer.cancel()
                     if self.backend == "sqlite" and raw is not None:
                         raw.set_progress_handler(None, 0)
                     conn.rollback()
@@ -145,6 +188,17 @@ class Executor:
                 sa.text("SELECT set_config('statement_timeout', :ms, true)"),
                 {"ms": str(max(1, int(limit * 1000)))},
             )
+        elif self.backend in ("mysql", "mariadb"):
+            if getattr(conn.dialect, "is_mariadb", False):
+                conn.exec_driver_sql(f"SET SESSION max_statement_time = {max(0.001, limit):.3f}")
+            else:
+                conn.exec_driver_sql(
+                    f"SET SESSION max_execution_time = {max(1, int(limit * 1000))}"
+                )
+        elif self.backend == "duckdb":
+            handle.timer = threading.Timer(limit, raw.interrupt)
+            handle.timer.daemon = True
+            handle.timer.start()
 
 
 def _classify(exc: sa.exc.DBAPIError, handle: _Handle, limit: float) -> SourceError:
@@ -152,7 +206,9 @@ def _classify(exc: sa.exc.DBAPIError, handle: _Handle, limit: float) -> SourceEr
     sqlstate = getattr(exc.orig, "sqlstate", None)
     if handle.cancelled.is_set() and not time.monotonic() > handle.deadline:
         return SourceError(Reason.CANCELLED, "the statement was cancelled")
-    if sqlstate == "57014" or "interrupted" in text:
+    errno = exc.orig.args[0] if exc.orig is not None and exc.orig.args else None
+    timed_out = sqlstate == "57014" or errno in (1969, 3024) or "interrupted" in text.lower()
+    if timed_out:
         return SourceError(Reason.TIMEOUT, f"statement exceeded {limit:g}s and was stopped")
     if exc.connection_invalidated or _unreachable(text, sqlstate):
         return SourceError(Reason.UNREACHABLE, f"cannot reach the database: {text}")
@@ -163,7 +219,8 @@ def _unreachable(text: str, sqlstate: str | None) -> bool:
     if sqlstate and sqlstate.startswith("08"):  # SQLSTATE class 08: connection exception
         return True
     needles = ("connection refused", "could not connect", "unable to open", "connection failed",
-               "server closed", "timeout expired", "name or service not known")  # fmt: skip
+               "server closed", "timeout expired", "name or service not known",
+               "can't connect")  # fmt: skip
     return any(n in text.lower() for n in needles)
 
 

@@ -227,7 +227,11 @@ def introspect(
     out: dict[str, Model] = {}
     for name, model in models.items():
         try:
-            reflected = insp.get_columns(model.table, schema=model.db_schema)
+            if engine.dialect.name == "duckdb":
+                actual = _duckdb_columns(engine, model)
+            else:
+                reflected = insp.get_columns(model.table, schema=model.db_schema)
+                actual = {c["name"]: _column_type(c["type"]) for c in reflected}
         except sa.exc.NoSuchTableError as exc:
             tables = insp.get_table_names(schema=model.db_schema)
             views = insp.get_view_names(schema=model.db_schema)
@@ -235,10 +239,36 @@ def introspect(
                 f"DB model {name!r}: table {model.table!r} does not exist; "
                 f"tables: {', '.join(tables) or 'none'}; views: {', '.join(views) or 'none'}"
             ) from exc
-        out[name] = _fill(model, {c["name"]: _column_type(c["type"]) for c in reflected}, insp)
+        out[name] = _fill(model, actual, insp)
     with engine.connect() as conn:
         for name, model in out.items():
             out[name] = _sample_bounded(conn, model, sample_budget_s or SAMPLE_BUDGET_S)
+    return out
+
+
+_DUCK_TYPES: list[tuple[str, ColumnType]] = [
+    ("BOOL", "boolean"), ("TIMESTAMP", "datetime"), ("DATE", "date"), ("INT", "integer"),
+    ("DECIMAL", "number"), ("NUMERIC", "number"), ("DOUBLE", "number"), ("FLOAT", "number"),
+    ("REAL", "number"),
+]  # fmt: skip
+
+
+def _duckdb_columns(engine: sa.Engine, model: Model) -> dict[str, ColumnType]:
+    """DuckDB's columns from information_schema: duckdb-engine's reflection queries
+    ``pg_catalog`` tables that recent DuckDB releases no longer emulate."""
+    stmt = sa.text(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = :t AND table_schema = coalesce(:s, current_schema()) "
+        "ORDER BY ordinal_position"
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(stmt, {"t": model.table, "s": model.db_schema}).all()
+    if not rows:
+        raise sa.exc.NoSuchTableError(model.table)
+    out: dict[str, ColumnType] = {}
+    for name, kind in rows:
+        upper = str(kind).upper()
+        out[str(name)] = next((t for key, t in _DUCK_TYPES if key in upper), "string")
     return out
 
 
@@ -286,7 +316,7 @@ def _fill(model: Model, actual: dict[str, ColumnType], insp: sa.Inspector) -> Mo
         try:
             keys = insp.get_pk_constraint(model.table, schema=model.db_schema)
             pk = next(iter(keys.get("constrained_columns") or []), None)
-        except NotImplementedError:  # views have no constraints on some dialects
+        except (NotImplementedError, sa.exc.DBAPIError):  # views; DuckDB lacks pg_catalog
             pk = None
         pk = pk or ("id" if "id" in actual else None)
     if pk and pk not in columns:

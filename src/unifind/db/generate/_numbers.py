@@ -202,8 +202,9 @@ def _pick_column(
 def _nearest(senses: list[Sense], m: re.Match[str], scan: Scan) -> Sense | None:
     """The column whose word ends closest before, or starts closest after, ``m``."""
     best: tuple[int, Sense] | None = None
-    before = scan.text[max(0, m.start() - 30) : m.start()]
-    after = scan.text[m.end() : m.end() + 24]
+    # Unconsumed text only: a word another rule already read ("in stock") names no column here.
+    before = scan.rest[max(0, m.start() - 30) : m.start()]
+    after = scan.rest[m.end() : m.end() + 24]
     for sense in senses:
         for word in sense.words:
             pat = phrase_pattern(word)

@@ -89,10 +89,13 @@ class BuiltinGenerator:
         wheres = self._dates(scan, senses)
         agg = read_aggregation(scan, senses)
         orders, limit = read_order(scan, senses)
+        # Values and flags before numbers: "under 900 in stock" must not bind 900 to stock;
+        # a column's own values ("out_of_stock") before phrases inferred from its role.
+        values = read_values(scan, senses)
+        flags = read_flags(scan, senses)
         numbers, notes = read_numbers(scan, senses, self._rates)
         wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
-        wheres += read_values(scan, senses)
-        wheres += read_flags(scan, senses)
+        wheres += values + flags
         wheres += _negated_words(scan, model)
         words = _keywords(scan, model)
         known = model_words(model)
