@@ -89,6 +89,10 @@ async def run_schema(schema: str, dialect: str, split: str) -> dict[str, Any] | 
             return None
         engine = sa.create_engine(url)
         db_schemas.load(engine, schema)
+        if dialect == "duckdb":
+            # One process may not hold a DuckDB file both read-write and read-only.
+            engine.dispose()
+            engine = sa.create_engine(url, connect_args={"read_only": True})
         config = {"today": db_schemas.TODAY.isoformat(), "currency_rates": RATES}
         leg = DBLeg(url, spec["models"], row_cap=1000, config=config)
         rows = []

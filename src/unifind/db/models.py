@@ -201,6 +201,9 @@ def load_models(spec: str | Path | Mapping[str, Any] | list[Any]) -> dict[str, M
 
 
 def _column_type(satype: Any) -> ColumnType:
+    # MySQL/MariaDB store BOOLEAN as TINYINT(1), which reflects as an integer.
+    if type(satype).__name__ == "TINYINT" and getattr(satype, "display_width", None) == 1:
+        return "boolean"
     # Order matters: DateTime is not a Date subclass, Boolean before Integer for some dialects.
     checks: list[tuple[type[Any], ColumnType]] = [
         (sa.Boolean, "boolean"),
