@@ -179,7 +179,8 @@ def search(
         bool, typer.Option("--rerank", help="Knowledge base: rerank with the cross-encoder.")
     ] = False,
     threshold: Annotated[
-        float | None, typer.Option(help="Knowledge base: drop hits scoring below this.")
+        float | None,
+        typer.Option(help="Knowledge base: drop hits scoring below this, on the 0-1 score scale."),
     ] = None,
     request_id: Annotated[
         str | None,
