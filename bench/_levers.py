@@ -195,6 +195,9 @@ def v_adaptive(depth: int = 100, **kw: float) -> Variant:
     return f
 
 
+BASE: dict[str, float] | None = None  # per-arm base weights for the levers below
+
+
 def first_pass(d: SetData, q: str, depth: int = 100) -> F:
     """The adaptive-fusion order of every candidate (positions, best first)."""
     lex, vec = d.lex[q], d.vec[q]
@@ -204,7 +207,7 @@ def first_pass(d: SetData, q: str, depth: int = 100) -> F:
         "lexical": {int(i): float(lex[i]) for i in tl},
         "vector": {int(i): float(vec[i]) for i in tv},
     }
-    return np.array([k for k, _ in adaptive.fuse(runs)])
+    return np.array([k for k, _ in adaptive.fuse(runs, base=BASE)])
 
 
 def rm3_query(d: SetData, q: str, fb: F, terms: int, lam: float) -> dict[int, float]:
@@ -240,6 +243,7 @@ def v_prf(
     src: str = "fused",
     title: str = "",
     title_w: float = 0.5,
+    base: dict[str, float] | None = None,
 ) -> Variant:
     def f(d: SetData, q: str) -> list[str]:
         fp = first_pass(d, q) if src == "fused" else top(d.vec[q], 10)
@@ -264,7 +268,7 @@ def v_prf(
         if title == "arm":  # a third arm: title-only BM25
             tt = top(d.title[q], 100)
             runs["title"] = {int(i): float(d.title[q][i]) for i in tt if d.title[q][i] > 0}
-        fused = adaptive.fuse(runs, floor=floor)
+        fused = adaptive.fuse(runs, floor=floor, base=base or BASE)
         keys = np.array([k for k, _ in fused])
         s = np.zeros(len(lex))
         s[keys] = [v for _, v in fused]
@@ -311,6 +315,12 @@ VARIANTS: dict[str, Callable[[], Variant]] = {
     "default+max+": lambda: v_prf(vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, agg="max+"),
     "default+title-boost": lambda: v_prf(
         vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, title="boost"
+    ),
+    "shipped-lex0.8": lambda: v_prf(
+        vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, base={"lexical": 0.8, "vector": 1.0}
+    ),
+    "shipped-lex0.6": lambda: v_prf(
+        vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, base={"lexical": 0.6, "vector": 1.0}
     ),
     "r2+rm3-10x20": lambda: v_prf(vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5),
     "r3+rm3-5x20": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=5, terms=20, lam=0.5),

@@ -228,7 +228,17 @@ class VectorFollower(Follower[VectorState]):
         self._built: Hnsw | None = None
 
     def _build(self, conn: apsw.Connection, head: Head) -> VectorState:
+        sidecar = _lexsave.sidecar_path(self._db, self._collection, "vectors")
+        if self.index is None:  # a new process: start from the sidecar (``_lexsave``)
+            loaded = _lexsave.load_vectors(sidecar, head.id, head.floor, head.seq, head.dim or 0)
+            if loaded is not None:
+                state = VectorState(loaded[0])
+                added, deleted = _net_changes(conn, head, loaded[1])
+                self._apply(conn, head, state, added, deleted)
+                return state
         exact = _vectors.VectorIndex(head.dim or 0, load_vectors(conn, head.id, None))
+        if exact.live >= _lexsave.MIN_CHUNKS:
+            _lexsave.save(sidecar, exact, head.id, head.seq)
         return VectorState(exact)
 
     def _apply(

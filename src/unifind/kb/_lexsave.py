@@ -1,9 +1,10 @@
-"""The BM25 index persisted as a derived sidecar, so a big collection's first query is fast.
+"""Derived indexes persisted as sidecars, so a big collection's first query is fast.
 
-``<db>.<collection>.lexical.npz`` holds a freshly built base's arrays (``LexicalIndex.arrays``)
-and what it was built from: the collection id and the change-log seq. It is written
-atomically (temp file + ``os.replace``) right after a full build, and trusted only when
-it belongs to the same collection id and its seq lies within the log the file still
+``<db>.<collection>.lexical.npz`` holds a freshly built BM25 base (``LexicalIndex.arrays``)
+and ``<db>.<collection>.vectors.npz`` the exact vector matrix (``VectorIndex.arrays``),
+each with what it was built from: the collection id and the change-log seq. Each is
+written atomically (temp file + ``os.replace``) right after a full build, and trusted only
+when it belongs to the same collection id and its seq lies within the log the file still
 holds (``floor <= seq <= head``); the follower then replays the net changes since that
 seq, exactly as it does for an index kept in memory. A stale, foreign, torn or
 unreadable sidecar is ignored (rebuilt from the file, the system of record).
@@ -15,24 +16,31 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from unifind.kb._lexical import LexicalIndex
+from unifind.kb._vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
 _FORMAT = 1
 #: Below this many chunks building from the file is as fast as loading: no sidecar.
 MIN_CHUNKS = 20_000
+KINDS = ("lexical", "vectors")
+
+Arrays = Mapping[str, npt.NDArray[np.generic]]
 
 
-def sidecar_path(db: Path, collection: str) -> Path:
-    return db.with_name(f"{db.name}.{collection}.lexical.npz")
+def sidecar_path(db: Path, collection: str, kind: str = "lexical") -> Path:
+    return db.with_name(f"{db.name}.{collection}.{kind}.npz")
 
 
-def save(path: Path, index: LexicalIndex, collection_id: int, seq: int) -> bool:
+def save(path: Path, index: LexicalIndex | VectorIndex, collection_id: int, seq: int) -> bool:
     """Write the sidecar; False (and nothing written) when the index isn't a clean base."""
     arrays = index.arrays()
     if arrays is None:
@@ -46,13 +54,14 @@ def save(path: Path, index: LexicalIndex, collection_id: int, seq: int) -> bool:
         os.replace(tmp, path)
     except OSError as exc:  # a read-only folder only costs a rebuild next time
         Path(tmp).unlink(missing_ok=True)
-        log.warning("could not write the lexical sidecar %s: %s", path, exc)
+        log.warning("could not write the index sidecar %s: %s", path, exc)
         return False
     return True
 
 
-def load(path: Path, collection_id: int, floor: int, head: int) -> tuple[LexicalIndex, int] | None:
-    """The sidecar's index and seq when it is usable at this head, else None."""
+def _read(
+    path: Path, collection_id: int, floor: int, head: int
+) -> tuple[dict[str, Any], int] | None:
     try:
         with path.open("rb") as fh, np.load(fh, allow_pickle=False) as z:  # closed if torn
             meta = json.loads(bytes(z["meta"]).decode())
@@ -62,22 +71,53 @@ def load(path: Path, collection_id: int, floor: int, head: int) -> tuple[Lexical
                 or not floor <= int(meta.get("seq", -1)) <= head
             ):
                 return None
-            arrays = {k: z[k] for k in ("ids", "lengths", "post_pos", "post_tf", "terms", "starts")}
+            arrays = {k: z[k] for k in z.files if k != "meta"}
     except FileNotFoundError:
         return None
     except Exception as exc:  # torn or foreign: the file is the system of record
-        log.warning("ignoring the lexical sidecar %s: %s", path, exc)
+        log.warning("ignoring the index sidecar %s: %s", path, exc)
         return None
-    n, posts = len(arrays["ids"]), len(arrays["post_pos"])
-    if (
-        n != meta.get("n") or len(arrays["lengths"]) != n or len(arrays["post_tf"]) != posts
-        or len(arrays["starts"]) != len(arrays["terms"]) + 1 or int(arrays["starts"][-1]) != posts
-        or (posts and int(arrays["post_pos"].max()) >= n)
-    ):  # fmt: skip
+    if len(arrays.get("ids", ())) != meta.get("n"):
+        return None
+    return arrays, int(meta["seq"])
+
+
+def load(path: Path, collection_id: int, floor: int, head: int) -> tuple[LexicalIndex, int] | None:
+    """The lexical sidecar's index and seq when it is usable at this head, else None."""
+    got = _read(path, collection_id, floor, head)
+    if got is None:
+        return None
+    a, seq = got
+    try:
+        n, posts = len(a["ids"]), len(a["post_pos"])
+        ok = (
+            len(a["lengths"]) == n and len(a["post_tf"]) == posts
+            and len(a["starts"]) == len(a["terms"]) + 1 and int(a["starts"][-1]) == posts
+            and (not posts or int(a["post_pos"].max()) < n)
+        )  # fmt: skip
+    except (KeyError, IndexError, ValueError):
+        ok = False
+    if not ok:
         log.warning("ignoring the lexical sidecar %s: inconsistent arrays", path)
         return None
-    return LexicalIndex.restore(arrays), int(meta["seq"])
+    return LexicalIndex.restore(a), seq
+
+
+def load_vectors(
+    path: Path, collection_id: int, floor: int, head: int, dim: int
+) -> tuple[VectorIndex, int] | None:
+    """The vector sidecar's matrix and seq when it is usable at this head, else None."""
+    got = _read(path, collection_id, floor, head)
+    if got is None:
+        return None
+    a, seq = got
+    mat = a.get("mat")
+    if mat is None or mat.ndim != 2 or mat.shape != (len(a["ids"]), dim) or mat.dtype != np.float32:
+        log.warning("ignoring the vector sidecar %s: inconsistent arrays", path)
+        return None
+    return VectorIndex.restore(dim, a["ids"], mat), seq
 
 
 def remove(db: Path, collection: str) -> None:
-    sidecar_path(db, collection).unlink(missing_ok=True)
+    for kind in KINDS:
+        sidecar_path(db, collection, kind).unlink(missing_ok=True)

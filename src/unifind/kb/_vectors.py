@@ -39,6 +39,22 @@ class VectorIndex:
         self._size = n
         self._live = n
 
+    def arrays(self) -> dict[str, npt.NDArray[np.generic]] | None:
+        """Rowids and matrix for a sidecar (``_lexsave``), or None with tombstones pending."""
+        if self._live != self._size:
+            return None
+        return {"ids": self._ids[: self._size], "mat": self._mat[: self._size]}
+
+    @classmethod
+    def restore(cls, dim: int, ids: npt.NDArray[np.generic], mat: Floats) -> VectorIndex:
+        """An index over rows already unit length (from :meth:`arrays`)."""
+        self = cls(dim, [])
+        self._ids = np.asarray(ids, dtype=np.int64)
+        self._mat = np.asarray(mat, dtype=np.float32)
+        self._size = self._live = len(self._ids)
+        self._alive = np.ones(self._size, dtype=np.bool_)
+        return self
+
     @property
     def live(self) -> int:
         return self._live

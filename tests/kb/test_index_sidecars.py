@@ -1,16 +1,18 @@
-"""The persisted BM25 sidecar (issue #13, cold start): used by a new store object, caught up
-with the change log, ignored when torn, foreign or stale; on the real SQLite file."""
+"""The persisted BM25 and vector sidecars (issue #13, cold start): used by a new store
+object, caught up with the change log, ignored when torn, foreign or stale; real SQLite."""
 
 from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from unifind.kb import _lexsave
-from unifind.kb._follow import load_terms, read_head
+from unifind.kb._follow import load_terms, load_vectors, read_head
 from unifind.kb._lexical import LexicalIndex
+from unifind.kb._vectors import VectorIndex
 from unifind.kb.base import ChunkIn, DocumentIn, Hit
 from unifind.kb.sqlite import SQLiteStore
 
@@ -98,3 +100,43 @@ def test_a_recreated_namesake_never_uses_the_old_sidecar(tmp_path: Path) -> None
     assert [h.chunk_id for h in hits(fresh, "banana")] == [h.chunk_id for h in hits(a, "banana")]
     a.close()
     fresh.close()
+
+
+def vec(i: int) -> np.ndarray:
+    v = np.random.default_rng(i).standard_normal(8).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def put_vec(store: SQLiteStore, doc_id: str, i: int) -> None:
+    chunk = ChunkIn(
+        ordinal=0, text=doc_id, start=0, end=len(doc_id), terms={doc_id: 1}, vector=vec(i)
+    )
+    store.upsert_document("v", DocumentIn(document_id=doc_id, content_hash=doc_id), [chunk])
+
+
+def test_the_vector_matrix_sidecar_is_loaded_and_caught_up(tmp_path: Path) -> None:
+    path = tmp_path / "kb.sqlite"
+    a = SQLiteStore(path)
+    a.create_collection("v", embedder="test", dim=8)
+    for i in range(30):
+        put_vec(a, f"d{i}", i)
+    a.vector_search("v", vec(0), limit=5)
+    sidecar = _lexsave.sidecar_path(path, "v", "vectors")
+    assert sidecar.exists()
+    put_vec(a, "late", 99)
+    a.delete_document("v", "d0")
+    expected = a.vector_search("v", vec(99), limit=40)
+    assert expected[0].score == pytest.approx(1.0) and len(expected) == 30
+    assert SQLiteStore(path).vector_search("v", vec(99), limit=40) == expected
+    # A sidecar at the current head that lacks 'late': a new store trusts it.
+    conn = a._conn()
+    head = read_head(conn, "v")
+    ids = [int(h.chunk_id) for h in expected if h.score < 0.999]
+    rows = [r for r in load_vectors(conn, head.id, None) if r[0] in ids]
+    assert _lexsave.save(sidecar, VectorIndex(8, rows), head.id, head.seq)
+    assert SQLiteStore(path).vector_search("v", vec(99), limit=40) == expected[1:]
+    sidecar.write_bytes(b"torn")
+    assert SQLiteStore(path).vector_search("v", vec(99), limit=40) == expected
+    a.delete_collection("v")
+    assert not sidecar.exists()
+    a.close()
