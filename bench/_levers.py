@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,12 +27,14 @@ from _eval import evaluate, paired_p, ranked_run
 from quality import CACHE, COLLECTION, ROOT, embedder_factory
 
 from unifind.analysis import get_analyzer
+from unifind.kb import graph
 from unifind.kb._follow import load_terms, load_vectors
 from unifind.kb._lexical import LexicalIndex, encode_postings
 from unifind.kb.sqlite import SQLiteStore
 from unifind.rank import adaptive
 
 F = np.ndarray
+GRAPH = bool(os.environ.get("LEVERS_GRAPH"))  # extract entities (slow): graph levers
 
 
 @dataclass
@@ -82,12 +85,32 @@ def load(ds: Dataset, path: Path) -> SetData:
                 tt[term_id[t]] = tt.get(term_id[t], 0) + 1
         trows.append((rowid, sum(tt.values()), encode_postings(tt)))
     title_index = LexicalIndex(trows)
+    texts = (
+        dict(
+            conn.execute(
+                "SELECT c.id, coalesce(d.title, '') || char(10) || c.text FROM chunks c "
+                "JOIN documents d ON d.id = c.doc WHERE d.collection_id = ?",
+                (coll_id,),
+            )
+        )
+        if GRAPH
+        else {}
+    )
+    ent_id: dict[str, int] = {}
+    erows, chunk_ents = [], []
+    for rowid, _, _ in rows:
+        found = graph.entities(texts.get(rowid, "")) if GRAPH else []
+        ids = [ent_id.setdefault(e, len(ent_id)) for e in found]
+        chunk_ents.append(set(ids))
+        erows.append((rowid, len(ids), encode_postings(Counter(ids))))
+    ent_index = LexicalIndex(erows)
     info = store.get_collection(COLLECTION)
     emb = embedder_factory(CACHE)(info.embedder or "")
     analyzer = get_analyzer(info.analyzer)
     n = len(rows)
     data = SetData(ds, index, mat, doc_of, doc_ids, term_id, {}, {}, {}, {}, postings, {})
     data.title = {}
+    data.ent_index, data.ent_id, data.chunk_ents = ent_index, ent_id, chunk_ents
     for qid, text in ds.queries.items():
         q: dict[int, int] = {}
         for t in analyzer.terms(text):
@@ -195,6 +218,26 @@ def v_adaptive(depth: int = 100, **kw: float) -> Variant:
     return f
 
 
+def graph_scores(d: SetData, q: str, how: str) -> F:
+    """BM25 over entities: the query's own, plus (``how`` = "hop") the 5 entities that
+    co-occur most with them in the 10 best direct chunks, at weight 0.3."""
+    n = len(d.doc_of)
+    qe: dict[int, float] = {}
+    for e in graph.entities(d.ds.queries[q]):
+        if e in d.ent_id:
+            qe[d.ent_id[e]] = qe.get(d.ent_id[e], 0.0) + 1.0
+    direct = bm25_all(d.ent_index, qe, n)
+    if how != "hop" or not qe:
+        return direct
+    counts: Counter[int] = Counter()
+    for pos in top(direct, 10):
+        if direct[pos] > 0:
+            counts.update(d.chunk_ents[pos] - set(qe))
+    for e, _ in counts.most_common(5):
+        qe[e] = 0.3
+    return bm25_all(d.ent_index, qe, n)
+
+
 BASE: dict[str, float] | None = None  # per-arm base weights for the levers below
 
 
@@ -244,6 +287,7 @@ def v_prf(
     title: str = "",
     title_w: float = 0.5,
     base: dict[str, float] | None = None,
+    graph_arm: str = "",
 ) -> Variant:
     def f(d: SetData, q: str) -> list[str]:
         fp = first_pass(d, q) if src == "fused" else top(d.vec[q], 10)
@@ -265,6 +309,10 @@ def v_prf(
             runs["vector"] = {int(i): float(vec[i]) for i in np.union1d(tl, tv)}
         if fill == "both":
             runs["lexical"] = {int(i): float(lex[i]) for i in np.union1d(tl, tv) if lex[i] > 0}
+        if graph_arm:
+            g = graph_scores(d, q, graph_arm)
+            tg = top(g, 100)
+            runs["graph"] = {int(i): float(g[i]) for i in tg if g[i] > 0}
         if title == "arm":  # a third arm: title-only BM25
             tt = top(d.title[q], 100)
             runs["title"] = {int(i): float(d.title[q][i]) for i in tt if d.title[q][i] > 0}
@@ -321,6 +369,16 @@ VARIANTS: dict[str, Callable[[], Variant]] = {
     ),
     "shipped-lex0.6": lambda: v_prf(
         vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, base={"lexical": 0.6, "vector": 1.0}
+    ),
+    "shipped+graph": lambda: v_prf(
+        vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, graph_arm="direct"
+    ),
+    "shipped+graph-hop": lambda: v_prf(
+        vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, graph_arm="hop"
+    ),
+    "adaptive+graph-hop": lambda: v_prf(graph_arm="hop"),
+    "graph-hop alone": lambda: (
+        lambda d, q: doc_rank(d, graph_scores(d, q, "hop"), top(graph_scores(d, q, "hop"), 300))
     ),
     "r2+rm3-10x20": lambda: v_prf(vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5),
     "r3+rm3-5x20": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=5, terms=20, lam=0.5),

@@ -81,6 +81,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="chunks asked per query, enough for 100 distinct documents")  # fmt: skip
     p.add_argument("--kb", action="append", default=[], metavar="KEY=VALUE",
                    help="override a KBSettings field, e.g. --kb fusion=convex")  # fmt: skip
+    p.add_argument("--graph", action="store_true",
+                   help="collections keep entities: the graph arm runs")  # fmt: skip
     p.add_argument("--keep-stores", action="store_true",
                    help="keep and reuse each store in CACHE/stores (experiments)")  # fmt: skip
     p.add_argument("--cache", type=Path, default=CACHE, help="embedding/rerank cache folder")
@@ -116,9 +118,13 @@ def embedder_factory(cache: Path) -> Callable[[str], Embedder]:
     return lambda spec: CachedEmbedder(resolve_embedder(spec), cache / "embeddings.sqlite")
 
 
-def ingest(kb: KnowledgeBase, ds: Dataset, with_vectors: bool) -> tuple[float, int]:
+def ingest(
+    kb: KnowledgeBase, ds: Dataset, with_vectors: bool, graph: bool = False
+) -> tuple[float, int]:
     """Ingest every document through the public API; (seconds, texts embedded)."""
-    kb.create(COLLECTION, embedder="default" if with_vectors else None, exist_ok=True)
+    meta = {"graph": True} if graph else None
+    embedder = "default" if with_vectors else None
+    kb.create(COLLECTION, embedder=embedder, exist_ok=True, metadata=meta)
     info = kb.collection(COLLECTION)
     emb = kb.collection_embedder(info)
     misses0 = emb.misses if isinstance(emb, CachedEmbedder) else 0
@@ -177,7 +183,7 @@ def _store_path(args: argparse.Namespace, settings: Settings, name: str, vectors
     """Where ``--keep-stores`` keeps a set's store: keyed by what decides its contents."""
     cfg = settings.kb
     emb = cfg.embedder if vectors else "lexical"
-    key = f"{name}-{emb}-c{cfg.chunk_chars}-o{cfg.chunk_overlap}"
+    key = f"{name}-{emb}-c{cfg.chunk_chars}-o{cfg.chunk_overlap}" + ("-graph" * args.graph)
     return Path(args.cache) / "stores" / f"{key}.sqlite"
 
 
@@ -196,7 +202,7 @@ def run_set(args: argparse.Namespace, ds: Dataset) -> SetResult:
             out.reused = path.exists()
         factory = embedder_factory(args.cache)
         with KnowledgeBase(SQLiteStore(path), settings, embedder_factory=factory) as kb:
-            out.ingest_s, out.embedded = ingest(kb, ds, vectors)
+            out.ingest_s, out.embedded = ingest(kb, ds, vectors, args.graph)
             out.chunks = kb.collection(COLLECTION).chunks
             for mode in args.modes:
                 out.scores[mode], out.search_ms[mode] = search_mode(kb, ds, mode, args.chunk_limit)

@@ -133,10 +133,12 @@ def test_the_vector_matrix_sidecar_is_loaded_and_caught_up(tmp_path: Path) -> No
     head = read_head(conn, "v")
     ids = [int(h.chunk_id) for h in expected if h.score < 0.999]
     rows = [r for r in load_vectors(conn, head.id, None) if r[0] in ids]
-    assert _lexsave.save(sidecar, VectorIndex(8, rows), head.id, head.seq)
+    assert _lexsave.save_vectors(sidecar, VectorIndex(8, rows), head.id, head.seq)
     assert SQLiteStore(path).vector_search("v", vec(99), limit=40) == expected[1:]
-    sidecar.write_bytes(b"torn")
-    assert SQLiteStore(path).vector_search("v", vec(99), limit=40) == expected
+    whole = sidecar.read_bytes()
+    for torn in (b"torn", whole[:-4], whole.replace(b'"dim": 8', b'"dim": 9')):
+        sidecar.write_bytes(torn)
+        assert SQLiteStore(path).vector_search("v", vec(99), limit=40) == expected
     a.delete_collection("v")
     assert not sidecar.exists()
     a.close()

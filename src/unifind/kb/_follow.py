@@ -238,7 +238,7 @@ class VectorFollower(Follower[VectorState]):
                 return state
         exact = _vectors.VectorIndex(head.dim or 0, load_vectors(conn, head.id, None))
         if exact.live >= _lexsave.MIN_CHUNKS:
-            _lexsave.save(sidecar, exact, head.id, head.seq)
+            _lexsave.save_vectors(sidecar, exact, head.id, head.seq)
         return VectorState(exact)
 
     def _apply(

@@ -37,7 +37,8 @@ Arrays = Mapping[str, npt.NDArray[np.generic]]
 
 
 def sidecar_path(db: Path, collection: str, kind: str = "lexical") -> Path:
-    return db.with_name(f"{db.name}.{collection}.{kind}.npz")
+    ext = "npz" if kind == "lexical" else "f32"
+    return db.with_name(f"{db.name}.{collection}.{kind}.{ext}")
 
 
 def save(path: Path, index: LexicalIndex | VectorIndex, collection_id: int, seq: int) -> bool:
@@ -103,19 +104,62 @@ def load(path: Path, collection_id: int, floor: int, head: int) -> tuple[Lexical
     return LexicalIndex.restore(a), seq
 
 
+_MAGIC = b"UNIFVEC1"
+_ALIGN = 64
+
+
+def save_vectors(path: Path, index: VectorIndex, collection_id: int, seq: int) -> bool:
+    """The matrix as one raw file (header, ids, float32 rows) that loads by ``mmap``:
+    a zipped 300 MB matrix took 1.5 s to read and check, a mapped one is used at once."""
+    arrays = index.arrays()
+    if arrays is None:
+        return False
+    ids = np.ascontiguousarray(arrays["ids"], dtype="<i8")
+    mat = np.ascontiguousarray(arrays["mat"], dtype="<f4")
+    meta = {"format": _FORMAT, "collection_id": collection_id, "seq": seq,
+            "n": len(ids), "dim": index.dim}  # fmt: skip
+    head = json.dumps(meta).encode()
+    start = -(-(len(_MAGIC) + 8 + len(head)) // _ALIGN) * _ALIGN
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_MAGIC + len(head).to_bytes(8, "little") + head)
+            fh.write(b"\0" * (start - fh.tell()))
+            fh.write(ids.tobytes())
+            fh.write(mat.tobytes())
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        log.warning("could not write the vector sidecar %s: %s", path, exc)
+        return False
+    return True
+
+
 def load_vectors(
     path: Path, collection_id: int, floor: int, head: int, dim: int
 ) -> tuple[VectorIndex, int] | None:
-    """The vector sidecar's matrix and seq when it is usable at this head, else None."""
-    got = _read(path, collection_id, floor, head)
-    if got is None:
+    """The vector sidecar's matrix (mapped copy-on-write) and seq when usable, else None."""
+    try:
+        with path.open("rb") as fh:
+            if fh.read(len(_MAGIC)) != _MAGIC:
+                return None
+            meta = json.loads(fh.read(int.from_bytes(fh.read(8), "little")))
+            start = -(-fh.tell() // _ALIGN) * _ALIGN
+        n, seq = int(meta["n"]), int(meta["seq"])
+        if (
+            meta.get("format") != _FORMAT or meta.get("collection_id") != collection_id
+            or meta.get("dim") != dim or not floor <= seq <= head
+            or path.stat().st_size != start + n * 8 + n * dim * 4  # torn or foreign
+        ):  # fmt: skip
+            return None
+        ids = np.fromfile(path, dtype="<i8", count=n, offset=start)
+        mat = np.memmap(path, dtype="<f4", mode="c", offset=start + n * 8, shape=(n, dim))
+    except FileNotFoundError:
         return None
-    a, seq = got
-    mat = a.get("mat")
-    if mat is None or mat.ndim != 2 or mat.shape != (len(a["ids"]), dim) or mat.dtype != np.float32:
-        log.warning("ignoring the vector sidecar %s: inconsistent arrays", path)
+    except Exception as exc:  # unreadable: the file is the system of record
+        log.warning("ignoring the vector sidecar %s: %s", path, exc)
         return None
-    return VectorIndex.restore(dim, a["ids"], mat), seq
+    return VectorIndex.restore(dim, ids, mat), seq
 
 
 def remove(db: Path, collection: str) -> None:

@@ -50,7 +50,7 @@ class VectorIndex:
         """An index over rows already unit length (from :meth:`arrays`)."""
         self = cls(dim, [])
         self._ids = np.asarray(ids, dtype=np.int64)
-        self._mat = np.asarray(mat, dtype=np.float32)
+        self._mat = mat  # may be a copy-on-write map of the sidecar (``_lexsave``)
         self._size = self._live = len(self._ids)
         self._alive = np.ones(self._size, dtype=np.bool_)
         return self

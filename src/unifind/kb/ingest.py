@@ -27,6 +27,7 @@ import numpy.typing as npt
 from unifind.analysis import Analyzer, guess_lang
 from unifind.embed.base import Embedder
 from unifind.errors import EmbedderMismatch, InputError
+from unifind.kb import graph
 from unifind.kb._files import (
     DEFAULT_MAX_FILE_BYTES,
     FileOutcome,
@@ -189,6 +190,8 @@ class _Settings:
     max_chars: int
     overlap: int
     metadata: dict[str, Any] = field(default_factory=dict)
+    graph: bool = False
+    """The collection asked for entities (``metadata={"graph": True}``, ``kb.graph``)."""
 
     @classmethod
     def make(
@@ -215,13 +218,14 @@ class _Settings:
                 f"({info.dim}-d), not {spec!r}: ingest with the collection's own embedder"
             )
         chunk("", max_chars=max_chars, overlap=overlap)  # validates the sizes up front
-        return cls(analyzer, spec, max_chars, overlap, dict(metadata or {}))
+        graph = bool(info.metadata.get("graph"))
+        return cls(analyzer, spec, max_chars, overlap, dict(metadata or {}), graph)
 
     def hash(self, content: bytes) -> str:
         """sha256 of everything that decides what gets stored for ``content``."""
         header = json.dumps(
             [INGEST_VERSION, self.analyzer.name, self.embedder_spec, self.max_chars,
-             self.overlap, self.metadata],
+             self.overlap, self.metadata, *(["graph"] if self.graph else [])],
             sort_keys=True, default=str, ensure_ascii=False,
         )  # fmt: skip
         return hashlib.sha256(header.encode() + b"\x00" + content).hexdigest()
@@ -235,6 +239,9 @@ class _Settings:
         # (Anthropic's "Contextual Retrieval", 2024, adds such context to BM25 chunks too).
         title_terms = self.analyzer.terms(ex.title) if ex.title else []
         terms = [Counter(title_terms + self.analyzer.terms(s.text)) for s in spans]
+        if self.graph:  # entities ride along as prefixed terms, in every store (kb/graph.py)
+            for counts, s in zip(terms, spans, strict=True):
+                counts.update(graph.as_terms(graph.entities(f"{ex.title}\n{s.text}")))
         # Dense retrievers are evaluated on "title + text" passages (BEIR, Thakur et al.
         # 2021); the title disambiguates short chunks ("within 30 days" of *what*).
         embed_texts = [f"{ex.title}\n\n{s.text}" if ex.title else s.text for s in spans]

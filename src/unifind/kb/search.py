@@ -13,6 +13,7 @@ import numpy as np
 
 from unifind.analysis import Analyzer, get_analyzer
 from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable, SourceError
+from unifind.kb import _graphq
 from unifind.kb._feedback import refine
 from unifind.kb._filters import check_filters
 from unifind.kb._rank import Key, Run, depth_for, tiered
@@ -134,7 +135,8 @@ async def search_collections(
         hint = "no collections to search: create one with `unifind kb create NAME`"
         report = _report("*", "lexical", Status.DISABLED, reason=Reason.NOT_CONFIGURED, note=hint)
         return SearchResult(type="kb", query=query, reports=(report,), notes=(hint, *notes))
-    reports, runs, fused, paged = await asyncio.to_thread(_retrieve, kb, req, query, infos)
+    seen: dict[str, Any] = {}  # what the graph stage found: entities, graph_nodes
+    reports, runs, fused, paged = await asyncio.to_thread(_retrieve, kb, req, query, infos, seen)
     if paged is None:  # rerank: the reranker runs on its own, then the page is built
         fused, rr_report = await _rerank(kb, req, query, fused)
         reports.append(rr_report)
@@ -148,6 +150,8 @@ async def search_collections(
         took_ms=_ms(t0),
         total=total,
         notes=(*notes, *page_notes),
+        entities=tuple(seen["entities"]) if "entities" in seen else None,
+        graph_nodes=tuple(seen["graph_nodes"]) if "graph_nodes" in seen else None,
     )
 
 
@@ -159,7 +163,11 @@ def _check_threshold(threshold: float | None) -> None:
 
 
 def _retrieve(
-    kb: KnowledgeBase, req: SearchRequest, query: str, infos: list[CollectionInfo]
+    kb: KnowledgeBase,
+    req: SearchRequest,
+    query: str,
+    infos: list[CollectionInfo],
+    seen: dict[str, Any],
 ) -> tuple[list[LegReport], list[Run], list[tuple[Key, float]], Paged | None]:
     """Plan, embed, run the stages, fuse them tier by tier (``_rank``) and page."""
     cfg = kb.settings.kb
@@ -179,6 +187,9 @@ def _retrieve(
         if lexical:
             analyzer = analyzers[info.name] = get_analyzer(info.analyzer)
             stages.append((info.name, "lexical", _lex(kb, info.name, analyzer, query, depth, req)))
+            if _graphq.enabled(info.metadata):  # opt-in per collection (kb/_graphq.py)
+                graph = _graphq.stage(kb, info.name, query, depth, req, seen)
+                stages.append((info.name, "graph", graph))
         if emb is not None:
             if emb.spec not in qvecs:
                 qvecs[emb.spec] = emb.embed_query(query)
