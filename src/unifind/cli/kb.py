@@ -33,7 +33,7 @@ Name = Annotated[str, typer.Argument(help="Collection name.")]
 
 
 def register(app: typer.Typer) -> None:
-    from unifind.cli import kb_migrate  # noqa: F401 - registers `kb migrate` on kb_app
+    from unifind.cli import kb_graph, kb_migrate  # noqa: F401 - register on kb_app
 
     app.add_typer(kb_app, name="kb")
 
@@ -67,6 +67,10 @@ def create(
     user: Annotated[
         list[str] | None, typer.Option("--user", help="Only these users of the tenant see it.")
     ] = None,
+    graph: Annotated[
+        bool,
+        typer.Option("--graph", help="Keep entities at ingest: a graph arm and `kb graph`."),
+    ] = False,
 ) -> None:
     """Create a collection in the store (the embedded SQLite file by default)."""
     with friendly_errors(), _open() as kb:
@@ -81,6 +85,7 @@ def create(
             roles=role or (),
             users=user or (),
             principal=_caller(kb),
+            metadata={"graph": True} if graph else None,
         )
         console.print(
             f"created collection [bold]{escape(info.name)}[/bold] "
