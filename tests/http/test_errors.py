@@ -41,7 +41,7 @@ async def test_schema_errors_are_422_naming_the_field_and_valid_values(
     typo = {"query": "x", "sources": {"kb": {"colections": 1}}}
     e = error(await client.post("/v1/search", json=typo), 422)
     assert e["field"] == "sources.kb.colections"
-    assert e["valid"] == ["collections", "filters", "mode", "rerank", "threshold"]
+    assert e["valid"] == ["collections", "filters", "group", "mode", "rerank", "threshold"]
     e = error(await client.post("/v1/search", json={"query": "   "}), 422)
     assert e["field"] == "query" and "empty" in e["message"]
     as_json = {"content-type": "application/json"}

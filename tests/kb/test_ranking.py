@@ -190,6 +190,6 @@ def test_feedback_is_noted_on_the_stages_and_can_be_turned_off(unifind_home: Pat
             res = search(kb, "alpha beta", mode="hybrid")
             notes = [r.note or "" for r in res.reports if r.stage in ("lexical", "vector")]  # type: ignore[attr-defined]
             assert len(notes) == 2
-            assert all(("feedback: rocchio top 2" in n) is note for n in notes)
+            assert all(("feedback (rocchio 2, rm3 10x20)" in n) is note for n in notes)
             text = search(kb, "alpha beta", mode="text")  # one arm: nothing to refine
             assert not any("feedback" in (r.note or "") for r in text.reports)  # type: ignore[attr-defined]

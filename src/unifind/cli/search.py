@@ -182,6 +182,12 @@ def search(
         float | None,
         typer.Option(help="Knowledge base: drop hits scoring below this, on the 0-1 score scale."),
     ] = None,
+    by_document: Annotated[
+        bool,
+        typer.Option(
+            "--by-document", help="Knowledge base: each document once; --limit counts documents."
+        ),
+    ] = False,
     request_id: Annotated[
         str | None,
         typer.Option(
@@ -235,7 +241,7 @@ def search(
             sources=_sources(
                 kb,
                 {"mode": mode, "threshold": threshold, "rerank": rerank or None,
-                 "filters": _filters(filters)},
+                 "filters": _filters(filters), "group": "document" if by_document else None},
                 _leg(web, provider=provider, **web_options(
                     sites=site_list or None, exclude_sites=exclude_sites, time_range=time_range,
                     start_date=start_date, end_date=end_date, language=language,

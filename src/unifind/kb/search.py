@@ -227,8 +227,8 @@ def _with_feedback(
     except Exception as exc:  # feedback only refines: the first pass still answers
         return runs, f"feedback failed ({type(exc).__name__}: {exc}): first pass kept"
     return new, (
-        f"feedback: rocchio top {cfg.feedback_docs} (beta {cfg.feedback_weight:g}), "
-        f"rm3 top {cfg.feedback_lexical_docs} ({cfg.feedback_terms} terms), {_ms(t0):.1f} ms"
+        f"feedback (rocchio {cfg.feedback_docs}, rm3 {cfg.feedback_lexical_docs}x"
+        f"{cfg.feedback_terms}) {_ms(t0):.1f} ms"
     )
 
 

@@ -46,7 +46,10 @@ class KBSource(_In):
     collections: list[str] | None = None
     """Collections to search; every collection the caller can see when omitted."""
     mode: KBMode | None = None
-    threshold: float | None = Field(default=None, ge=0)
+    threshold: float | None = Field(default=None, ge=0, le=1)
+    """Drop hits scoring below this on the 0-1 scale (1 = best candidate on every arm)."""
+    group: Literal["chunk", "document"] | None = None
+    """``document``: each document once (its best chunk); ``limit`` then counts documents."""
     filters: dict[str, Any] | None = None
     """Document metadata filters: ``{"lang": "en"}`` or ``{"tag": ["a", "b"]}`` (any of)."""
     rerank: bool | None = None
