@@ -52,7 +52,9 @@ def test_config_file_mistakes_are_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"unifind.yaml: kbb: Extra inputs are not permitted"):
         load_settings(bad)
     bad.write_text("kb:\n  fusion: magic\n")
-    with pytest.raises(ConfigError, match=r"kb.fusion: Input should be 'rrf' or 'convex'"):
+    with pytest.raises(
+        ConfigError, match=r"kb.fusion: Input should be 'adaptive', 'convex' or 'rrf'"
+    ):
         load_settings(bad)
     bad.write_text("- a list\n")
     with pytest.raises(ConfigError, match="must be a mapping"):
