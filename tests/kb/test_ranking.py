@@ -193,3 +193,20 @@ def test_feedback_is_noted_on_the_stages_and_can_be_turned_off(unifind_home: Pat
             assert all(("feedback (rocchio 2, rm3 10x20)" in n) is note for n in notes)
             text = search(kb, "alpha beta", mode="text")  # one arm: nothing to refine
             assert not any("feedback" in (r.note or "") for r in text.reports)  # type: ignore[attr-defined]
+
+
+def test_feedback_never_invents_lexical_matches(unifind_home: Path) -> None:
+    # A collection with none of the query's words must not gain lexical hits from the
+    # words of chunks that only the dense arm brought (RM3 on an empty run).
+    settings = load_settings(kb={"embedder": "hash:64"})
+    with KnowledgeBase.open(settings, embedder_factory=hash_factory) as kb:
+        kb.create("docs", embedder="hash:64")
+        kb.ingest_text("docs", "Refunds are paid within 30 days.", document_id="refunds")
+        kb.ingest_text("docs", "Shipping takes five days.", document_id="shipping")
+        kb.create("notes", embedder="hash:64")
+        kb.ingest_text("notes", "the secret walrus cobalt plan", document_id="plan")
+        res = kb.search_sync(SearchRequest(type="kb", query="walrus cobalt"))
+        assert res.items[0].document_id == "plan"
+        lexical = {r.backend: r.hits for r in res.reports if r.stage == "lexical"}
+        assert lexical == {"docs": 0, "notes": 1}
+        assert not any(m.backend == "docs/lexical" for it in res.items for m in it.matched)

@@ -95,7 +95,10 @@ def refine(
                 hits = kb.store.vector_search(run.collection, vec, limit=depth, filters=req.filters)
                 out.append(Run(run.collection, run.stage, hits))
                 continue
-        if run.stage == "lexical" and run.collection in analyzers and cfg.feedback_terms > 0:
+        # A lexical run that matched nothing stays empty: expanding it with the words of
+        # chunks only the dense arm found would invent lexical evidence for them.
+        lexical = run.stage == "lexical" and bool(run.hits) and run.collection in analyzers
+        if lexical and cfg.feedback_terms > 0:
             ids = mine[: cfg.feedback_lexical_docs]
             recs = kb.store.get_chunks(run.collection, ids) if ids else {}
             analyzer = analyzers[run.collection]
