@@ -288,6 +288,7 @@ def v_prf(
     title_w: float = 0.5,
     base: dict[str, float] | None = None,
     graph_arm: str = "",
+    pool: bool = False,
 ) -> Variant:
     def f(d: SetData, q: str) -> list[str]:
         fp = first_pass(d, q) if src == "fused" else top(d.vec[q], 10)
@@ -298,7 +299,16 @@ def v_prf(
             lex = bm25_all(d.index, rm3_query(d, q, fp[:lex_fb], terms, lam), len(lex))
         if vec_fb and len(fp):
             qv = d.qvec[q] + beta * d.mat[fp[:vec_fb]].mean(axis=0)
-            vec = d.mat @ (qv / np.linalg.norm(qv))
+            new_vec = d.mat @ (qv / np.linalg.norm(qv))
+            if pool:  # rescore only the first pass's candidates (no second vector search)
+                keep = np.zeros(len(vec), bool)
+                keep[fp] = True
+                new_vec = np.where(keep, new_vec, -1.0)
+            vec = new_vec
+        if pool and lex_fb and len(fp):
+            keep = np.zeros(len(lex), bool)
+            keep[fp] = True
+            lex = np.where(keep, lex, 0.0)
         tl, tv = top(lex, 100), top(vec, 100)
         tl = tl[lex[tl] > 0]
         runs = {
@@ -380,6 +390,8 @@ VARIANTS: dict[str, Callable[[], Variant]] = {
     "graph-hop alone": lambda: (
         lambda d, q: doc_rank(d, graph_scores(d, q, "hop"), top(graph_scores(d, q, "hop"), 300))
     ),
+    "shipped-pool": lambda: v_prf(vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5, pool=True),
+    "rocchio-2-pool": lambda: v_prf(vec_fb=2, beta=0.5, pool=True),
     "r2+rm3-10x20": lambda: v_prf(vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5),
     "r3+rm3-5x20": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=5, terms=20, lam=0.5),
     "r3+rm3-10x10": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=10, terms=10, lam=0.5),

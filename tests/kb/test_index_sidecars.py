@@ -13,7 +13,7 @@ from unifind.kb import _lexsave
 from unifind.kb._follow import load_terms, load_vectors, read_head
 from unifind.kb._lexical import LexicalIndex
 from unifind.kb._vectors import VectorIndex
-from unifind.kb.base import ChunkIn, DocumentIn, Hit
+from unifind.kb.base import ChunkIn, DocumentIn, Hit, KBStore
 from unifind.kb.sqlite import SQLiteStore
 
 
@@ -142,3 +142,19 @@ def test_the_vector_matrix_sidecar_is_loaded_and_caught_up(tmp_path: Path) -> No
     a.delete_collection("v")
     assert not sidecar.exists()
     a.close()
+
+
+def test_lexical_scores_match_the_search_for_any_chunks(tmp_path: Path) -> None:
+    store = filled(tmp_path / "kb.sqlite")
+    hits(store, "apple")  # the index is built; now a delta and a tombstone on top
+    put(store, "late", "apple pear pear w99")
+    store.delete_document("c", "d5")
+    full = {h.chunk_id: h.score for h in hits(store, "apple pear w7")}
+    some = [*list(full)[::3], "999999", "not-a-rowid"]
+    got = store.lexical_scores("c", ["apple", "pear", "w7"], some)
+    assert got == pytest.approx({c: full[c] for c in some if c in full})
+    # The contract's default (one search over the collection) agrees.
+    base = KBStore.lexical_scores(store, "c", ["apple", "pear", "w7"], some)
+    assert base == pytest.approx(got)
+    assert store.lexical_scores("c", ["nothing"], some) == {}
+    store.close()

@@ -218,6 +218,32 @@ class LexicalIndex:
             return self._best(cand, scores, limit)
         return self._max_score(lists, norms, limit)
 
+    def score_rowids(self, query: Mapping[int, int], rowids: Int64s) -> Floats:
+        """BM25 of the given rowids (0 for those matching no term, or not held).
+
+        Each term's positions are sorted, so a chunk's tf is a binary search, not a scan:
+        the cost follows ``len(rowids)``, not the terms' document frequencies.
+        """
+        out: Floats = np.zeros(len(rowids), dtype=np.float64)
+        if self._live == 0 or not len(rowids):
+            return out
+        ids = self._ids[: self._size]
+        at = np.searchsorted(ids, rowids)
+        held = at < self._size
+        held[held] = ids[at[held]] == rowids[held]
+        held[held] = self._alive[at[held]]
+        want = at[held]
+        norms = self._length_norms()
+        for t in self._term_lists(query, None):  # live postings, positions ascending
+            i = np.searchsorted(t.pos, want)
+            hit = i < len(t.pos)
+            hit[hit] = t.pos[i[hit]] == want[hit]
+            tf = t.tf[i[hit]].astype(np.float64)
+            part = out[held]
+            part[hit] += t.bound * tf / (tf + norms[want[hit]])
+            out[held] = part
+        return out
+
     def _term_lists(self, query: Mapping[int, int], allowed: Bools | None) -> list[_TermList]:
         n = self._live
         tombstones = self._live < self._size

@@ -201,6 +201,16 @@ class KBStore(ABC):
     ) -> list[Hit]:
         """Cosine nearest chunks; empty for a collection without vectors."""
 
+    def lexical_scores(
+        self, collection: str, terms: Sequence[str], chunk_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """BM25 of these chunks for ``terms`` (as ``lexical_search`` scores them); chunks
+        matching no term are left out. The default runs one search over the collection."""
+        wanted = set(chunk_ids)
+        limit = self.get_collection(collection).chunks
+        hits = self.lexical_search(collection, terms, limit=limit)
+        return {h.chunk_id: h.score for h in hits if h.chunk_id in wanted}
+
     def chunk_vectors(
         self, collection: str, chunk_ids: Sequence[str]
     ) -> dict[str, npt.NDArray[np.float32]]:

@@ -200,7 +200,7 @@ def _retrieve(
     runs = [run for _, run in done]
     fused = tiered(runs, method=cfg.fusion, k=cfg.rrf_k, candidates=cfg.candidates, need=need)
     if cfg.feedback_docs and by_coll and analyzers and len([r for r in runs if r.hits]) > 1:
-        runs, note = _with_feedback(kb, req, query, runs, fused, by_coll, analyzers, depth)
+        runs, note = _with_feedback(kb, query, runs, fused, by_coll, analyzers)
         # Noted on the stages it refined, not a report of its own: it isn't a backend.
         reports = [_noted(r, note) if r.stage in ("lexical", "vector") else r for r in reports]
         fused = tiered(runs, method=cfg.fusion, k=cfg.rrf_k, candidates=cfg.candidates, need=need)
@@ -210,20 +210,18 @@ def _retrieve(
 
 def _with_feedback(
     kb: KnowledgeBase,
-    req: SearchRequest,
     query: str,
     runs: list[Run],
     fused: list[tuple[Key, float]],
     qvecs: dict[str, Any],
     analyzers: dict[str, Analyzer],
-    depth: int,
 ) -> tuple[list[Run], str]:
-    """Hybrid runs re-run with feedback queries; a failure keeps the first pass, noted."""
+    """Hybrid runs rescored with feedback queries; a failure keeps the first pass, noted."""
     cfg = kb.settings.kb
     t0 = time.perf_counter()
     head = [key for key, _ in fused[: max(cfg.feedback_docs, cfg.feedback_lexical_docs)]]
     try:
-        new = refine(kb, req, query, runs, head, qvecs, analyzers, depth)
+        new = refine(kb, query, runs, head, qvecs, analyzers, cfg.candidates)
     except Exception as exc:  # feedback only refines: the first pass still answers
         return runs, f"feedback failed ({type(exc).__name__}: {exc}): first pass kept"
     return new, (

@@ -327,6 +327,31 @@ class SQLiteStore(KBStore):
                 hits = state.exact.search(query, limit)
         return [Hit(str(rowid), score) for rowid, score in hits]
 
+    def lexical_scores(
+        self, collection: str, terms: Sequence[str], chunk_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """BM25 of these chunks only: a binary search per term, not a scan of its postings."""
+        conn = self._conn()
+        head = read_head(conn, collection)
+        counts = Counter(t for t in terms if isinstance(t, str) and t)
+        rowids = sorted({int(c) for c in chunk_ids if c.isdigit()})
+        if not counts or not rowids:
+            return {}
+        vocab = conn.execute(
+            "SELECT t.term, t.id FROM json_each(?) AS j JOIN terms AS t ON t.term = j.value",
+            (json.dumps(sorted(counts), ensure_ascii=False),),
+        )
+        query = dict(sorted((int(tid), counts[term]) for term, tid in vocab))
+        if not query:
+            return {}
+        follower = self._follower(
+            self._lexical, collection, lambda: LexicalFollower(self.path, collection)
+        )
+        with follower.lock:
+            index = follower.current(conn, head)
+            scores = index.score_rowids(query, np.asarray(rowids, dtype=np.int64))
+        return {str(r): float(s) for r, s in zip(rowids, scores, strict=True) if s > 0}
+
     def chunk_vectors(
         self, collection: str, chunk_ids: Sequence[str]
     ) -> dict[str, npt.NDArray[np.float32]]:
