@@ -6,7 +6,7 @@ deletes them with the chunks, and scores them with its own BM25. At query time t
 query's entities find the chunks that mention them (one hop), and the five entities that
 co-occur most with them in the ten best of those chunks are added at weight 0.3 (the
 second hop): the ``graph`` stage, fused as one more arm, ``matched`` provenance
-``<collection>/graph``. Off by default: it lowered nDCG@10 on three of five test sets
+``<collection>/graph``. Off by default: it lowered nDCG@10 on all five test sets
 (BENCHMARKS.md).
 """
 
