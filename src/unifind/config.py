@@ -41,7 +41,7 @@ class KBSettings(BaseModel):
     feedback_docs: int = Field(default=2, ge=0)
     """Pseudo-relevance feedback (hybrid only; 0 = off): the dense query moves towards the
     mean vector of this many top fused chunks (Rocchio), then both arms run again."""
-    feedback_weight: float = Field(default=0.5, ge=0)
+    feedback_weight: float = Field(default=0.7, ge=0)
     """Rocchio's beta: the feedback mean's weight next to the query vector."""
     feedback_terms: int = Field(default=20, ge=0)
     """RM3 expansion terms for the lexical arm (0 = no lexical feedback)."""

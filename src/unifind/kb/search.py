@@ -372,8 +372,7 @@ def _items(
         meta["chunk"] = rec.ordinal + 1
         title = rec.title
         if per_doc[(rec.collection, rec.document_id)] > 1:  # two hits, one title: say which
-            where = f"p. {meta['page']}, " if "page" in meta else ""
-            title = f"{rec.title or rec.document_id} ({where}chunk {rec.ordinal + 1})"
+            title = f"{rec.title or rec.document_id} (chunk {rec.ordinal + 1})"
         items.append(
             Item(
                 type="kb",
