@@ -4,7 +4,8 @@
 
 Each query's lexical and vector chunk runs are fetched once from the store, then fusion
 variants (RRF k, per-backend weights, min-max convex alpha, candidate depth) are replayed
-offline with ``unifind.rank.fusion`` exactly as ``unifind.kb.search.fuse`` applies them.
+offline with ``unifind.rank.fusion`` as the issue-#2 fusion applied them (the shipped
+fusion and feedback are replayed by ``_levers.py``).
 Pick on scifact/cacm/cranfield only (datasets README rules), then confirm the pick with
 quality.py through the public API.
 """

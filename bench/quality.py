@@ -2,6 +2,7 @@
 
     python bench/quality.py [--sets scifact,cacm,...] [--modes text,semantic,hybrid,rerank]
                             [--rerank-depth 20] [--max-queries N] [--data DIR] [--kb KEY=VALUE]
+                            [--graph] [--keep-stores]
 
 For each set: BM25 by ``bm25s`` (Lucene formula, k1=0.9 b=0.4) as the in-run reference;
 then the corpus is ingested into a ``KnowledgeBase`` on a fresh SQLite store and every mode
