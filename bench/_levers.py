@@ -34,7 +34,10 @@ from unifind.kb.sqlite import SQLiteStore
 from unifind.rank import adaptive
 
 F = np.ndarray
-GRAPH = bool(os.environ.get("LEVERS_GRAPH"))  # extract entities (slow): graph levers
+GRAPH = bool(os.environ.get("LEVERS_GRAPH"))
+DEGRADE = int(
+    os.environ.get("LEVERS_DEGRADE", "0")
+)  # drop this many rarest terms (lexical)  # extract entities (slow): graph levers
 
 
 @dataclass
@@ -117,6 +120,11 @@ def load(ds: Dataset, path: Path) -> SetData:
             if t in term_id:
                 q[term_id[t]] = q.get(term_id[t], 0) + 1
         data.qterms[qid] = q
+        if DEGRADE and q:  # stress test: the lexical arm loses the query's rarest terms
+            df = {t: len(index._postings(t)[0]) for t in q}
+            for t in sorted(df, key=lambda t: df[t])[:DEGRADE]:
+                if len(q) > 1:
+                    del q[t]
         data.lex[qid] = bm25_all(index, q, n)
         data.title[qid] = bm25_all(title_index, q, n)
         data.qvec[qid] = np.asarray(emb.embed_query(text), dtype=np.float32)
@@ -289,6 +297,7 @@ def v_prf(
     base: dict[str, float] | None = None,
     graph_arm: str = "",
     pool: bool = False,
+    gamma: float = 1.0,
 ) -> Variant:
     def f(d: SetData, q: str) -> list[str]:
         fp = first_pass(d, q) if src == "fused" else top(d.vec[q], 10)
@@ -326,7 +335,7 @@ def v_prf(
         if title == "arm":  # a third arm: title-only BM25
             tt = top(d.title[q], 100)
             runs["title"] = {int(i): float(d.title[q][i]) for i in tt if d.title[q][i] > 0}
-        fused = adaptive.fuse(runs, floor=floor, base=base or BASE)
+        fused = adaptive.fuse(runs, floor=floor, base=base or BASE, gamma=gamma)
         keys = np.array([k for k, _ in fused])
         s = np.zeros(len(lex))
         s[keys] = [v for _, v in fused]
@@ -400,6 +409,15 @@ VARIANTS: dict[str, Callable[[], Variant]] = {
     "pool-b0.85": lambda: v_prf(vec_fb=2, beta=0.85, lex_fb=10, terms=20, lam=0.5, pool=True),
     "pool-b0.7-l0.6": lambda: v_prf(vec_fb=2, beta=0.7, lex_fb=10, terms=20, lam=0.6, pool=True),
     "pool-b0.7-r3": lambda: v_prf(vec_fb=3, beta=0.7, lex_fb=10, terms=20, lam=0.5, pool=True),
+    "pool-b0.7-f0.05": lambda: v_prf(
+        vec_fb=2, beta=0.7, lex_fb=10, terms=20, lam=0.5, pool=True, floor=0.05
+    ),
+    "pool-b0.7-g2": lambda: v_prf(
+        vec_fb=2, beta=0.7, lex_fb=10, terms=20, lam=0.5, pool=True, gamma=2.0
+    ),
+    "pool-b0.7-g2-f0.05": lambda: v_prf(
+        vec_fb=2, beta=0.7, lex_fb=10, terms=20, lam=0.5, pool=True, gamma=2.0, floor=0.05
+    ),
     "rocchio-2-pool": lambda: v_prf(vec_fb=2, beta=0.5, pool=True),
     "r2+rm3-10x20": lambda: v_prf(vec_fb=2, beta=0.5, lex_fb=10, terms=20, lam=0.5),
     "r3+rm3-5x20": lambda: v_prf(vec_fb=3, beta=0.5, lex_fb=5, terms=20, lam=0.5),
