@@ -8,8 +8,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from unifind._sections import DBSection, Timeouts, WebSection, checked, did_you_mean, env_overrides
 from unifind.errors import ConfigError, describe
 from unifind.types import Principal
 
@@ -87,7 +95,7 @@ class Settings(BaseModel):
     home: Path = Field(default_factory=lambda: Path("~/.unifind").expanduser())
     """Where the embedded store lives (``UNIFIND_HOME``)."""
     kb: KBSettings = Field(default_factory=KBSettings)
-    timeouts: dict[str, float] = Field(default_factory=dict)
+    timeouts: dict[str, float] = Field(default_factory=dict)  # checked by Timeouts
     """Per-leg deadlines in seconds (``{"web": 15, "kb": 30, "db": 15}`` by default)."""
     leg_weights: dict[str, float] = Field(default_factory=dict)
     """Per-leg weights in cross-leg fusion (default 1.0 each)."""
@@ -115,7 +123,10 @@ class Settings(BaseModel):
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """MCP servers for ``mcp:<server>.<tool>`` stages: ``{command, args, env}`` or ``{url}``."""
     web: dict[str, Any] = Field(default_factory=dict)
+    """The web leg (keys and types in :class:`unifind._sections.WebSection`); a
+    ``web.<provider>:`` mapping holds that plug's options (``api_key``, ``base_url``, ...)."""
     db: dict[str, Any] = Field(default_factory=dict)
+    """The database leg (keys and types in :class:`unifind._sections.DBSection`)."""
     server: ServerSettings = Field(default_factory=ServerSettings)
 
     @model_validator(mode="before")
@@ -145,9 +156,57 @@ class Settings(BaseModel):
         db = {k: v for k, v in data["db"].items() if k != "agents"}
         return {**data, "agents": agents, "db": db}
 
+    @field_validator("web", mode="before")
+    @classmethod
+    def _web(cls, v: Any) -> Any:
+        return checked(WebSection, v)
+
+    @field_validator("db", mode="before")
+    @classmethod
+    def _db(cls, v: Any) -> Any:
+        return checked(DBSection, v)
+
+    @field_validator("timeouts", mode="before")
+    @classmethod
+    def _timeouts(cls, v: Any) -> Any:
+        return {k: t for k, t in checked(Timeouts, v).items() if t is not None}
+
     @property
     def kb_path(self) -> Path:
         return self.home / "kb.sqlite"
+
+    def ensure_home(self) -> Path:
+        """The home folder, created if missing; one that can't be raises ConfigError saying
+        what to do (not a traceback on every command)."""
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            raise ConfigError(
+                f"cannot use {self.home} as unifind's home ({why}): set UNIFIND_HOME (or "
+                "`home:` in the config) to a folder you can write"
+            ) from exc
+        return self.home
+
+
+#: Top-level settings the environment overrides as ``UNIFIND_<KEY>`` (``home`` has its own).
+_ENV_TOP = ("records", "records_url", "redis_url", "redis_prefix", "citation_ttl_s")
+#: The typed models of the sections, to name the nearest key of a misspelt one.
+_MODELS: dict[tuple[str, ...], type[BaseModel]] = {}
+
+
+def _explain(exc: ValidationError) -> str:
+    """:func:`describe`, with "did you mean" for an unknown key of a typed section."""
+    if not _MODELS:
+        _MODELS.update({(): Settings, ("kb",): KBSettings, ("server",): ServerSettings})
+        _MODELS.update({("timeouts",): Timeouts, ("db",): DBSection})
+    hints = []
+    for err in exc.errors():
+        loc = tuple(str(p) for p in err.get("loc", ()))
+        model = _MODELS.get(loc[:-1])
+        if err.get("type") == "extra_forbidden" and model is not None:
+            hints.append(f"{'.'.join(loc)}: unknown key{did_you_mean(loc[-1], model.model_fields)}")
+    return "; ".join(hints) if len(hints) == len(exc.errors()) else describe(exc)
 
 
 def config_candidates() -> list[Path]:
@@ -182,13 +241,15 @@ def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) 
         data["home"] = home
     if emb := os.environ.get("UNIFIND_EMBEDDER"):
         data.setdefault("kb", {})["embedder"] = emb
-    if redis_url := os.environ.get("UNIFIND_REDIS_URL"):
-        data["redis_url"] = redis_url
+    for key in _ENV_TOP:  # UNIFIND_REDIS_URL, UNIFIND_RECORDS, ...
+        if (value := os.environ.get(f"UNIFIND_{key.upper()}")) is not None:
+            data[key] = value
+    env_overrides(data, {"kb": KBSettings.model_fields, "server": ServerSettings.model_fields})
     data.update(overrides)
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
         where = f" in {path}" if path else ""
-        raise ConfigError(f"invalid configuration{where}: {describe(exc)}") from exc
+        raise ConfigError(f"invalid configuration{where}: {_explain(exc)}") from exc
     settings.home = Path(settings.home).expanduser()
     return settings

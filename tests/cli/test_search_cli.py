@@ -182,4 +182,4 @@ def test_search_reads_the_config_file_it_is_given(tmp_path: Path, docs: str) -> 
     assert res.exit_code == 0, res.output
     config.write_text("kbb: 1\n")
     res = runner.invoke(app, ["search", "refunds", "--kb", docs, "--config", str(config)])
-    assert res.exit_code == 1 and "other.yaml: kbb: Extra inputs" in res.output
+    assert res.exit_code == 1 and "other.yaml: kbb: unknown key (did you mean 'kb'?)" in res.output

@@ -49,7 +49,9 @@ def test_missing_dependency_names_the_extra() -> None:
 def test_config_file_mistakes_are_named(tmp_path: Path) -> None:
     bad = tmp_path / "unifind.yaml"
     bad.write_text("kbb:\n  embedder: hash\n")
-    with pytest.raises(ConfigError, match=r"unifind.yaml: kbb: Extra inputs are not permitted"):
+    with pytest.raises(
+        ConfigError, match=r"unifind\.yaml: kbb: unknown key \(did you mean 'kb'\?\)"
+    ):
         load_settings(bad)
     bad.write_text("kb:\n  fusion: magic\n")
     with pytest.raises(

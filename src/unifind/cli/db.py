@@ -150,7 +150,7 @@ def demo_cmd(
 ) -> None:
     """Create the demo shop database: products (English and Chinese), customers, orders."""
     with friendly_errors():
-        target = path or load_settings().home / DEMO_FILE
+        target = path or load_settings().ensure_home() / DEMO_FILE
         try:
             anchor = dt.date.fromisoformat(today) if today else None
         except ValueError as exc:

@@ -51,7 +51,7 @@ def migrate(
     with friendly_errors():
         if describe(src_spec) == describe(to):
             raise InputError("--to names the source store itself: choose another target")
-        settings.home.mkdir(parents=True, exist_ok=True)
+        settings.ensure_home()
         with open_store(src_spec, settings.home) as src, open_store(to, settings.home) as dst:
             columns = (
                 TextColumn(f"copying {name}"), BarColumn(), MofNCompleteColumn(),

@@ -32,7 +32,7 @@ import sqlalchemy as sa
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from unifind.errors import ConfigError, UnknownName
+from unifind.errors import ConfigError, UnknownName, describe
 
 ColumnType = Literal["string", "integer", "number", "boolean", "date", "datetime"]
 
@@ -186,15 +186,22 @@ def load_models(spec: str | Path | Mapping[str, Any] | list[Any]) -> dict[str, M
     if isinstance(data, dict) and isinstance(data.get("models"), dict | list):
         data = data["models"]  # allow a top-level ``models:`` key
     if isinstance(data, list):
+        if not all(isinstance(m, dict) and "name" in m for m in data):
+            raise ConfigError("a list of DB models needs a mapping with a 'name' for each model")
         data = {m["name"]: m for m in data}
     if not isinstance(data, dict) or not data:
         raise ConfigError("DB models must be a non-empty mapping of model name to declaration")
     models: dict[str, Model] = {}
     for name, decl in data.items():
+        if decl is not None and not isinstance(decl, dict):
+            raise ConfigError(
+                f"DB model {name!r} must be a mapping (table, description, columns, ...), "
+                f"got {decl!r}"
+            )
         try:
             models[name] = Model.model_validate({"name": name, **(decl or {})})
         except ValidationError as exc:
-            raise ConfigError(f"DB model {name!r} is invalid: {exc}") from exc
+            raise ConfigError(f"DB model {name!r} is invalid: {describe(exc)}") from exc
         if not models[name].table:
             models[name] = models[name].model_copy(update={"table": name})
     return models

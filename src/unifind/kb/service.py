@@ -76,7 +76,7 @@ class KnowledgeBase:
         """Open the configured store: ``settings.kb.store`` is ``sqlite`` (the embedded file
         under ``settings.home``), a path or a store URL (``unifind.kb.stores``)."""
         settings = settings or load_settings()
-        settings.home.mkdir(parents=True, exist_ok=True)
+        settings.ensure_home()
         store = open_store(settings.kb.store, settings.home)
         return cls(store, settings, embedder_factory=embedder_factory)
 

@@ -143,7 +143,7 @@ class KeyStore:
         """``settings.records_url`` if set, else ``keys.sqlite`` (0600) under home."""
         if settings.records_url:
             return cls(settings.records_url, **kwargs)
-        path = settings.home / "keys.sqlite"
+        path = settings.ensure_home() / "keys.sqlite"
         _owner_only(path)
         return cls(sa.URL.create("sqlite", database=str(path)), **kwargs)
 

@@ -128,13 +128,14 @@ class RecordStore:
         request_id keeps its results (issue #9), reading records still fails loudly.
         """
         url = getattr(settings, "records_url", None)
-        if not url:
-            settings.home.mkdir(parents=True, exist_ok=True)
-            url = sa.URL.create("sqlite", database=str(settings.home / "records.sqlite"))
         try:
+            if not url:
+                url = sa.URL.create(
+                    "sqlite", database=str(settings.ensure_home() / "records.sqlite")
+                )
             return cls(url, **kwargs)
         except ConfigError as exc:  # MissingDependency is a ConfigError too
-            return _Unusable(str(url), exc)
+            return _Unusable(str(url or settings.home / "records.sqlite"), exc)
 
     @property
     def url(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from unifind._redis import RedisLink, Unavailable
 from unifind.web.model import WebHit, WebQuery
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_cache (
@@ -101,11 +104,22 @@ class WebCache:
             )
 
     async def get(self, provider: str, query: WebQuery) -> tuple[list[WebHit], float] | None:
-        """Cached hits and their age in seconds, or None (absent or expired)."""
-        return await asyncio.to_thread(self._get, cache_key(provider, query))
+        """Cached hits and their age in seconds, or None (absent, expired, or the cache
+        file unusable: a cache never fails a search, it only stops saving calls)."""
+        try:
+            return await asyncio.to_thread(self._get, cache_key(provider, query))
+        except (OSError, sqlite3.Error, ValueError) as exc:
+            self._broken(exc)
+            return None
 
     async def put(self, provider: str, query: WebQuery, hits: list[WebHit]) -> None:
-        await asyncio.to_thread(self._put, cache_key(provider, query), provider, hits)
+        try:
+            await asyncio.to_thread(self._put, cache_key(provider, query), provider, hits)
+        except (OSError, sqlite3.Error) as exc:
+            self._broken(exc)
+
+    def _broken(self, exc: BaseException) -> None:
+        log.warning("web cache %s unusable, answering without it: %s", self.path, exc)
 
 
 class RedisWebCache(WebCache):

@@ -16,6 +16,7 @@ from typing import Any
 
 from unifind._http import Http, HttpPolicy
 from unifind._redis import RedisLink, link_for
+from unifind._sections import did_you_mean
 from unifind.config import Settings
 from unifind.errors import ConfigError, InputError, UnknownName
 from unifind.types import Item, LegReport, Match, Reason, SearchRequest, SearchResult, Status
@@ -49,6 +50,7 @@ class WebLeg:
         self.http = http or Http(HttpPolicy(retries=int(self.config.get("retries", 2))))
         self.searchers = Resolver("search", self.config, env)
         self.fetchers = Resolver("fetch", self.config, env)
+        _check_sections(self.config, {*self.searchers.names(), *self.fetchers.names()})
         # With redis (settings.redis_url) the cache and suspensions are shared by workers.
         self.suspensions = Suspensions(shared=redis)
         self.limiter = RateLimiter(shared=redis)
@@ -271,6 +273,16 @@ class WebLeg:
                 return await self.fetch(url, **kw)
 
         return list(await asyncio.gather(*(one(u) for u in urls)))
+
+
+def _check_sections(config: Mapping[str, Any], plugs: set[str]) -> None:
+    """A ``web.<name>:`` section naming no provider or fetcher is a typo (``tavly:``), not a
+    section to ignore: its key would silently never be used."""
+    for name, value in config.items():
+        if isinstance(value, Mapping) and name not in plugs:
+            raise ConfigError(
+                f"web.{name}: no provider or fetcher is called {name!r}{did_you_mean(name, plugs)}"
+            )
 
 
 def _fallback_note(choice: Choice, failed: LegReport) -> str:
