@@ -176,15 +176,20 @@ class RawClient:
 
     def __init__(self, port: int) -> None:
         self.port = port
-        self._free: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        self._free: list[tuple[asyncio.StreamReader, asyncio.StreamWriter, float]] = []
+
+    async def _conn(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        # Like httpx's keepalive_expiry: a connection idle for 3 s is dropped before uvicorn
+        # (5 s) closes it, so a call never goes out on a socket the server just shut.
+        while self._free:
+            reader, writer, since = self._free.pop()
+            if time.monotonic() - since < 3:
+                return reader, writer
+            writer.close()
+        return await asyncio.open_connection("127.0.0.1", self.port)
 
     async def post(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
-        conn = (
-            self._free.pop()
-            if self._free
-            else await asyncio.open_connection("127.0.0.1", self.port)
-        )
-        reader, writer = conn
+        reader, writer = await self._conn()
         head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
         writer.write(
             f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -192,17 +197,20 @@ class RawClient:
             + body
         )
         status_line = await reader.readline()
+        if not status_line:
+            writer.close()
+            raise ConnectionResetError("the server closed the connection")
         length = 0
         while (line := await reader.readline()) not in (b"\r\n", b""):
             name, _, value = line.decode("latin-1").partition(":")
             if name.lower() == "content-length":
                 length = int(value)
         data = await reader.readexactly(length)
-        self._free.append(conn)
+        self._free.append((reader, writer, time.monotonic()))
         return int(status_line.split()[1]), data
 
     async def aclose(self) -> None:
-        for _, writer in self._free:
+        for _, writer, _since in self._free:
             writer.close()
 
 
