@@ -97,7 +97,9 @@ def test_sync_facade_reuses_one_loop_and_leaks_no_connections() -> None:
     s = Searcher(settings)
     kb_req = SearchRequest(type="kb", query="refunds", collections=("docs",))
     threads_before = threading.active_count()
-    s.search_sync(kb_req)  # opens the store and the loop thread once
+    for _ in range(5):  # opens the store, the loop thread and any lazily opened index once
+        s.search_sync(kb_req)
+        s.all_sync([kb_req])
     fds = _fds()
     for _ in range(300):
         assert s.search_sync(kb_req).items[0].citation_id == "ref_001"
