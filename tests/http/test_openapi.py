@@ -9,6 +9,7 @@ import httpx
 #: (method, path) → (request body schema, 200/201 response schema); "" = none.
 ROUTES = {
     ("post", "/v1/search"): ("SearchInput", "SearchOutput"),
+    ("post", "/v1/ask"): ("AskInput", "AskOutput"),
     ("post", "/v1/fetch"): ("FetchInput", "FetchOutput"),
     ("get", "/v1/sources"): ("", "SourcesOutput"),
     ("get", "/v1/models"): ("", "[ModelOut]"),
@@ -75,6 +76,9 @@ async def test_openapi_31_lists_every_route_with_its_schemas(app: Any) -> None:
     )
     assert "Citation ids" in schemas["SearchInput"]["properties"]["request_id"]["description"]
     assert set(schemas["ErrorDetail"]["properties"]) == {"code", "message", "field", "valid"}
-    sse = ops["post", "/v1/search"]["responses"]["200"]["content"]
-    assert "text/event-stream" in sse
+    for path in ("/v1/search", "/v1/ask"):
+        assert "text/event-stream" in ops["post", path]["responses"]["200"]["content"], path
+    assert {"message", "parts", "sources", "uses", "request_id"} <= set(
+        schemas["AskInput"]["properties"]
+    )
     assert "HTTPValidationError" not in schemas  # 422 uses the one error shape too

@@ -5,6 +5,7 @@ types, whether it is read-only and whether it reaches the open web) and implemen
 in :class:`Operations`; the CLI, HTTP and MCP surfaces map onto these.
 """
 
+from unifind.ops._ask import AskInput, AskOutput, AskPart, AskUses
 from unifind.ops.models import (
     CollectionIn,
     CollectionOut,
@@ -28,6 +29,10 @@ from unifind.ops.stream import OpEvent
 
 __all__ = [
     "OPERATIONS",
+    "AskInput",
+    "AskOutput",
+    "AskPart",
+    "AskUses",
     "CollectionIn",
     "CollectionOut",
     "DocumentOut",

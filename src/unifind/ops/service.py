@@ -11,9 +11,11 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from typing import Any
 
 from unifind.errors import InputError, UnifindError
+from unifind.ops._ask import AskInput, AskOutput, ask_events, ask_kwargs
 from unifind.ops._kb import KBOps
 from unifind.ops.models import (
     Check,
@@ -162,6 +164,26 @@ class Operations:
             took_ms=round((time.perf_counter() - t0) * 1000, 3),
             references=refs,
         )
+
+    # -- ask ------------------------------------------------------------------------
+
+    async def ask(self, inp: AskInput, *, principal: Principal | None = None) -> AskOutput:
+        """Plan, search, answer with citations and check them (DESIGN §9)."""
+        out: AskOutput | None = None
+        events = ask_events(self, inp, ask_kwargs(self, inp, principal))
+        async with aclosing(events):
+            async for ev in events:
+                if ev.kind == "done":
+                    out = ev.data["output"]
+        assert out is not None
+        return out
+
+    def ask_stream(
+        self, inp: AskInput, *, principal: Principal | None = None
+    ) -> AsyncIterator[OpEvent]:
+        """Events ``plan``, ``leg`` (each backend report), ``references``, ``answer.delta``…,
+        ``citations``, ``done`` (the AskOutput). Bad input raises here, before anything runs."""
+        return ask_events(self, inp, ask_kwargs(self, inp, principal))
 
     # -- web ------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from unifind.ops import models as m
+from unifind.ops._ask import AskInput, AskOutput
 from unifind.store import SearchRecord
 
 
@@ -27,6 +28,8 @@ class OpSpec:
 _SPECS = (
     OpSpec("search", "Search the knowledge base, the web and databases in one fused, cited list.",
            m.SearchInput, m.SearchOutput, open_world=True, streams=True),
+    OpSpec("ask", "Answer a question from searches, citing references; citations checked.",
+           AskInput, AskOutput, open_world=True, streams=True),
     OpSpec("fetch", "Readable text of a web page (SSRF-safe), paged by character offset.",
            m.FetchInput, m.FetchOutput, open_world=True),
     OpSpec("sources", "What can be searched: collections, database models, web providers.",

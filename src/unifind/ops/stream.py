@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from unifind.ops.service import Operations
 
 
-EventKind = Literal["plan", "leg", "items", "references", "done", "error"]
+EventKind = Literal[
+    "plan", "leg", "items", "references", "answer.delta", "citations", "done", "error"
+]
 
 
 @dataclass(frozen=True)
