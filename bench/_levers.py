@@ -34,10 +34,9 @@ from unifind.kb.sqlite import SQLiteStore
 from unifind.rank import adaptive
 
 F = np.ndarray
-GRAPH = bool(os.environ.get("LEVERS_GRAPH"))
-DEGRADE = int(
-    os.environ.get("LEVERS_DEGRADE", "0")
-)  # drop this many rarest terms (lexical)  # extract entities (slow): graph levers
+GRAPH = bool(os.environ.get("LEVERS_GRAPH"))  # extract entities (slow): graph levers
+DEGRADE = int(os.environ.get("LEVERS_DEGRADE", "0"))  # drop this many rarest query terms
+QSTOP = bool(os.environ.get("LEVERS_QSTOP"))  # query-side stopwords (RAKE function words)
 
 
 @dataclass
@@ -114,12 +113,18 @@ def load(ds: Dataset, path: Path) -> SetData:
     data = SetData(ds, index, mat, doc_of, doc_ids, term_id, {}, {}, {}, {}, postings, {})
     data.title = {}
     data.ent_index, data.ent_id, data.chunk_ents = ent_index, ent_id, chunk_ents
+    from unifind.analysis import _stemmer
+
+    qstop_ids = {term_id[w] for w in _stemmer().stemWords(sorted(graph._FUNCTION)) if w in term_id}
     for qid, text in ds.queries.items():
         q: dict[int, int] = {}
         for t in analyzer.terms(text):
             if t in term_id:
                 q[term_id[t]] = q.get(term_id[t], 0) + 1
         data.qterms[qid] = q
+        if QSTOP:  # query-side analysis: drop function words the index keeps
+            q = {t: c for t, c in q.items() if t not in qstop_ids} or q
+            data.qterms[qid] = q
         if DEGRADE and q:  # stress test: the lexical arm loses the query's rarest terms
             df = {t: len(index._postings(t)[0]) for t in q}
             for t in sorted(df, key=lambda t: df[t])[:DEGRADE]:

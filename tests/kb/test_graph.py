@@ -87,3 +87,17 @@ def test_deleting_a_document_removes_its_entities(kb: KnowledgeBase) -> None:
     kb.store.delete_document("g", "hnsw")
     out = explore(kb, "g", "HNSW")
     assert out["chunks"] == [] and out["neighbours"] == []
+
+
+def test_query_terms_drop_function_words_but_never_everything() -> None:
+    from unifind.analysis import get_analyzer
+
+    auto = get_analyzer("auto")
+    assert graph.query_terms(auto, "How should refunds be paid within 30 days?") == [
+        "refund",
+        "paid",
+        "30",
+        "day",
+    ]
+    assert graph.query_terms(auto, "what is it") == auto.terms("what is it")  # nothing else
+    assert graph.query_terms(auto, "退款流程是什么") == auto.terms("退款流程是什么")

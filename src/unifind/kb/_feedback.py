@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from unifind.kb._rank import Key, Run
 from unifind.kb.base import Hit
+from unifind.kb.graph import query_terms
 
 if TYPE_CHECKING:
     from unifind.analysis import Analyzer
@@ -117,7 +118,10 @@ def refine(
             ]
             if docs:
                 terms = rm3(
-                    analyzer.terms(query), docs, terms=cfg.feedback_terms, lam=cfg.feedback_lam
+                    query_terms(analyzer, query),
+                    docs,
+                    terms=cfg.feedback_terms,
+                    lam=cfg.feedback_lam,
                 )
                 scored = kb.store.lexical_scores(coll, terms, pool)
         out.append(run if scored is None else _rescored(run, scored))

@@ -18,6 +18,7 @@ from unifind.kb._feedback import refine
 from unifind.kb._filters import check_filters
 from unifind.kb._rank import Key, Run, depth_for, tiered
 from unifind.kb.base import ChunkRecord, CollectionInfo, Hit
+from unifind.kb.graph import query_terms
 from unifind.rank.fusion import convex, rrf
 from unifind.types import (
     MAX_QUERY_CHARS,
@@ -281,7 +282,7 @@ def _lex(
     # counts the segmenter's load (0.5 s from its cache, seconds without) in the
     # lexical report that paid for it.
     def run() -> list[Hit]:
-        terms = analyzer.terms(query)
+        terms = query_terms(analyzer, query)
         return kb.store.lexical_search(coll, terms, limit=depth, filters=req.filters)
 
     return run
