@@ -90,4 +90,4 @@ def test_options_show_what_they_take() -> None:
                   "--limit  N", "--db  URL"):  # fmt: skip
         assert re.search(re.escape(shown).replace("\\ \\ ", r"\s+"), text), (shown, text)
     text = runner.invoke(app, ["kb", "ingest", "--help"], terminal_width=200).output
-    assert "PATH..." in text and "Usage: unifind kb ingest [OPTIONS] NAME PATH..." in text
+    assert "PATH|URL..." in text and "Usage: unifind kb ingest [OPTIONS] NAME PATH|URL..." in text

@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "unifind.cli.search",
         "Search: ranked, cited, with every backend's status — never a silent empty list.",
     ),
-    "kb": ("unifind.cli.kb", "Knowledge-base collections: create, ingest, list, delete."),
+    "kb": ("unifind.cli.kb", "Knowledge-base collections: create, ingest, crawl, list, delete."),
     "web": (
         "unifind.cli.web",
         "Search the public web through the configured provider (zero-key default: DuckDuckGo).",

@@ -7,7 +7,7 @@ act as the local operator of the store, who sees and changes every tenant's coll
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -25,7 +25,7 @@ from unifind.kb.extract import supported_types
 from unifind.kb.ingest import FileOutcome, IngestReport, expand_paths
 
 kb_app = typer.Typer(
-    help="Knowledge-base collections: create, ingest, list, delete.", no_args_is_help=True
+    help="Knowledge-base collections: create, ingest, crawl, list, delete.", no_args_is_help=True
 )
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -33,7 +33,7 @@ Name = Annotated[str, typer.Argument(help="Collection name.")]
 
 
 def register(app: typer.Typer) -> None:
-    from unifind.cli import kb_graph, kb_migrate  # noqa: F401 - register on kb_app
+    from unifind.cli import kb_graph, kb_migrate, kb_web  # noqa: F401 - register on kb_app
 
     app.add_typer(kb_app, name="kb")
 
@@ -98,15 +98,27 @@ def create(
 def ingest(
     name: Name,
     paths: Annotated[
-        list[Path],
-        typer.Argument(metavar="PATH...", help="Files and folders (txt, md, html, pdf, docx)."),
+        list[str],
+        typer.Argument(
+            metavar="PATH|URL...",
+            help="Files and folders (txt, md, html, pdf, docx), and http(s) URLs.",
+        ),
     ],
+    allow_private: Annotated[
+        bool, typer.Option("--allow-private", help="Let the fetcher reach private/loopback hosts.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Ingest files; a bad file is reported by name and the rest are ingested."""
+    """Ingest files and URLs; a bad file or page is reported by name and the rest ingested.
+
+    A URL is read by the SSRF-safe fetcher (PDFs included) and kept under its URL as id.
+    """
+    from unifind.cli.kb_web import ingest_urls, split_urls
+
     with friendly_errors(), _open() as kb:
         kb.collection(name, principal=_caller(kb))  # unknown → error listing the existing ones
-        files, _missing = expand_paths(paths)
+        local, urls = split_urls(paths)
+        files, _missing = expand_paths(local)
         with Progress(
             TextColumn("[bold]ingest[/bold]"),
             BarColumn(),
@@ -117,12 +129,20 @@ def ingest(
             transient=True,
             disable=as_json,
         ) as bar:
-            task = bar.add_task("", total=len(files) + len(_missing))
+            task = bar.add_task("", total=len(files) + len(_missing) + len(urls))
 
             def tick(outcome: FileOutcome) -> None:
-                bar.update(task, advance=1, description=escape(Path(outcome.path).name))
+                label = outcome.path if outcome.path in urls else Path(outcome.path).name
+                bar.update(task, advance=1, description=escape(label))
 
-            report = kb.ingest(name, paths, progress=tick, principal=_caller(kb))
+            report = IngestReport(())
+            if local:
+                report = kb.ingest(name, local, progress=tick, principal=_caller(kb))
+            if urls and not report.stopped:
+                fetched = ingest_urls(kb, name, urls, allow_private=allow_private, tick=tick)
+                report = replace(report, outcomes=report.outcomes + tuple(fetched))
+            elif urls:  # the batch stopped (a full disk): the URLs were not tried either
+                report = replace(report, not_tried=report.not_tried + tuple(urls))
     if as_json:
         outcomes = [asdict(o) for o in report.outcomes]
         stop = {"stopped": report.stopped, "not_tried": list(report.not_tried)}

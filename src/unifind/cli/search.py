@@ -174,6 +174,10 @@ def search(
             "repeated KEY is any-of; 2024, true, null are JSON, '\"2024\"' a string).",
         ),
     ] = None,
+    cache: Annotated[
+        bool,
+        typer.Option("--cache/--no-cache", help="Web: use answers cached from earlier calls."),
+    ] = True,
     limit: Annotated[int, typer.Option(min=1, max=100, help="Results per leg and fused.")] = 10,
     rerank: Annotated[
         bool, typer.Option("--rerank", help="Knowledge base: rerank with the cross-encoder.")
@@ -254,6 +258,8 @@ def search(
             references=shown in ("references", "prompt"),
         )  # fmt: skip
         settings = settings_for(config, db_url=url, db_models=models)
+        if not cache:
+            settings.web["cache"] = False  # the web leg opens no cache: every call goes out
         out = asyncio.run(_run(settings, inp, stream, lang, shown != "text"))
     _render(out, query, shown)
     if out.status is Overall.UNAVAILABLE:
