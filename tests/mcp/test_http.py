@@ -51,7 +51,7 @@ async def test_no_or_wrong_key_is_an_in_band_error_and_nothing_runs(http_url: st
         async with http_client(http_url, key) as client:
             tools = await client.list_tools()
             result = await client.call_tool("search", {"query": "refunds"})
-        assert [t.name for t in tools.tools] == ["search", "fetch", "sources"]
+        assert [t.name for t in tools.tools] == ["search", "fetch", "sources", "ask"]
         assert result.is_error and result.structured_content is None
         assert text_of(result).startswith("Unauthorized: send a valid API key")
 

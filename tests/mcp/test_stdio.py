@@ -19,17 +19,18 @@ def text_of(result: Any) -> str:
     return "\n".join(c.text for c in result.content if c.type == "text")
 
 
-async def test_lists_three_read_only_tools_with_schemas(stdio: StdioServerParameters) -> None:
+async def test_lists_four_read_only_tools_with_schemas(stdio: StdioServerParameters) -> None:
     async with Client(stdio) as client:
         listed = (await client.list_tools()).tools
     tools = {t.name: t for t in listed}
-    assert list(tools) == ["search", "fetch", "sources"]
+    assert list(tools) == ["search", "fetch", "sources", "ask"]
     assert all(t.annotations and t.annotations.read_only_hint for t in listed)
     # Open world only where the public web can be reached.
     assert {n: t.annotations.open_world_hint for n, t in tools.items() if t.annotations} == {
         "search": True,
         "fetch": True,
         "sources": False,
+        "ask": True,
     }
     search = tools["search"].input_schema
     assert search["required"] == ["query"]
@@ -39,6 +40,9 @@ async def test_lists_three_read_only_tools_with_schemas(stdio: StdioServerParame
         search["properties"]
     )
     assert set(tools["fetch"].input_schema["properties"]) == {"url", "max_chars", "start"}
+    assert tools["ask"].input_schema["required"] == ["message"]
+    assert tools["ask"].output_schema is not None
+    assert "citations" in tools["ask"].output_schema["required"]
     assert all(t.description and len(t.description) > 80 for t in listed)
 
 

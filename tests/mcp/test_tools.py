@@ -155,10 +155,10 @@ async def test_rate_limited_source_says_when_to_retry(rate_limited: Server[Any])
 
 async def test_unknown_tool_and_bad_argument_come_back_in_band(rate_limited: Server[Any]) -> None:
     async with Client(rate_limited) as client:
-        unknown = await client.call_tool("ask", {"question": "x"})
+        unknown = await client.call_tool("answer", {"question": "x"})
         bad = await client.call_tool("fetch", {"url": "https://e.org", "offset": 3})
     assert unknown.is_error
-    assert text_of(unknown) == "Unknown tool `ask`. Valid: search, fetch, sources."
+    assert text_of(unknown) == "Unknown tool `answer`. Valid: search, fetch, sources, ask."
     assert bad.is_error
     assert text_of(bad) == (
         "Invalid argument `offset`: no such argument. Valid: url, max_chars, start."

@@ -1,4 +1,4 @@
-"""The MCP server: three tools mapped onto :class:`unifind.ops.Operations` (DESIGN §12).
+"""The MCP server: four tools mapped onto :class:`unifind.ops.Operations` (DESIGN §12).
 
 Every failure a model can act on comes back in-band (``isError: true`` with a message
 naming the argument and the valid values), never as a protocol error: a client shows a
@@ -18,7 +18,7 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
 from unifind import InputError, UnknownName, __version__
-from unifind.mcp_server import render
+from unifind.mcp_server import ask, render
 from unifind.mcp_server.args import ArgumentError, fetch_input, search_input
 from unifind.mcp_server.tools import NAMES, tools
 from unifind.ops import Operations, OpEvent, SearchOutput
@@ -32,7 +32,8 @@ PrincipalResolver = Callable[[str | None], Principal | Awaitable[Principal | Non
 INSTRUCTIONS = """\
 unifind searches the team's knowledge base, the public web and databases in one request. \
 Call `sources` to see what can be searched, `search` to find (cite results by their \
-[ref_NNN] ids), and `fetch` to read a whole page. Every search ends with each source's \
+[ref_NNN] ids), `fetch` to read a whole page, and `ask` for an answer written from the \
+sources with its citations checked. Every search ends with each source's \
 status: a degraded source says why and whether to retry."""
 
 #: The argument an unknown name of this kind was given in.
@@ -99,6 +100,8 @@ class _Handler:
             principal = await self._principal(ctx)
             if params.name == "search":
                 return await self._search(ctx, args, principal)
+            if params.name == "ask":
+                return await self._ask(ctx, args, principal)
             if params.name == "fetch":
                 text, data, failed = render.fetch_result(await self.ops.fetch(fetch_input(args)))
                 return _result(text, data, error=failed)
@@ -139,6 +142,17 @@ class _Handler:
             out = await _run_reporting(ctx, events)
         text, data = render.search_result(out, inp.query, budget)
         return _result(text, data, error=out.status.value == "unavailable")
+
+    async def _ask(
+        self, ctx: ServerRequestContext[Any], args: dict[str, Any], principal: Principal | None
+    ) -> Any:
+        events = cast(
+            "AsyncGenerator[OpEvent, None]",
+            self.ops.ask_stream(ask.ask_input(args), principal=principal),
+        )
+        async with aclosing(events):
+            out = await ask.run_reporting(ctx, events)
+        return _result(*ask.ask_result(out))
 
 
 async def _run_reporting(

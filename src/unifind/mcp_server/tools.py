@@ -10,6 +10,7 @@ from typing import Any
 
 import mcp_types as types
 
+from unifind.mcp_server import ask
 from unifind.mcp_server.args import (
     DEFAULT_MAX_CHARS,
     FETCH_PAGE_DEFAULT,
@@ -185,6 +186,7 @@ _OUTPUT: dict[str, dict[str, Any]] = {
         },
         "required": ["url", "status", "report"],
     },
+    "ask": ask.OUTPUT,
     "sources": {
         "type": "object",
         "properties": {
@@ -200,6 +202,7 @@ _TOOLS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("search", "Search knowledge base, web and databases", SEARCH, _SEARCH_SCHEMA),
     ("fetch", "Read a web page", FETCH, _FETCH_SCHEMA),
     ("sources", "List searchable sources", SOURCES, {"type": "object", "properties": {}}),
+    ("ask", "Answer a question with cited sources", ask.ASK, ask.SCHEMA),
 )
 
 
