@@ -20,7 +20,7 @@ LEAVE = "员工每年享有15天带薪年假。年假需提前两周申请。"
 
 @pytest.fixture
 def searcher(tmp_path: Path) -> Searcher:
-    s = Searcher(load_settings(home=tmp_path, kb={"embedder": "hash"}, web={"enabled": False}))
+    s = Searcher(load_settings(home=tmp_path, kb={"embedder": "hash"}))
     s.kb.create("handbook", embedder=None)
     s.kb.ingest_text("handbook", REFUND, document_id="refunds", title="Refunds")
     s.kb.ingest_text("handbook", LEAVE, document_id="leave", title="年假")
