@@ -149,6 +149,15 @@ async def test_attached_text_is_searched_first_and_can_skip_the_rest(searcher: S
     assert "_ask_" not in " ".join(c.name for c in searcher.kb.collections())
 
 
+async def test_attached_parts_are_searched_once(searcher: Searcher) -> None:
+    part = Part(text="Our refund window for members is 45 days.")
+    out = await searcher.ask("what is our refund window?", parts=[part])
+    kb_backends = [r.backend for r in out.reports if r.leg == "kb"]
+    ephemeral = [(r.backend, r.stage) for r in out.reports if r.backend.startswith("_ask_")]
+    assert ephemeral and len(ephemeral) == len(set(ephemeral))  # one search of the parts
+    assert "handbook" in kb_backends  # and the caller's collections besides
+
+
 def test_citation_stream_never_splits_a_group() -> None:
     cs = CitationStream()
     pieces = ["退款期限为30天【re", "f_001】。", "See [ref_0", "02; ref_003] and x[0]."]

@@ -144,6 +144,11 @@ class Asking(SyncFacade):
         """The plan's requests: the user's first, then the rest unless they answered."""
         user = [r for r in plan.requests if r.source == "user"]
         rest = [r for r in plan.requests if r.source != "user"]
+        # The attached parts' own collection is searched once, first: a KB request naming no
+        # collection means every *other* collection the caller can see.
+        hidden = {c for r in user for c in r.collections or ()}
+        if hidden:
+            rest = [self._except(r, hidden, principal) for r in rest]
         out: list[SearchResult] = list(search.results)
         if user:
             first = await self.all(user, request_id=rid, principal=principal, record=False)
@@ -160,6 +165,15 @@ class Asking(SyncFacade):
             out += res.results
         return out
 
+    def _except(
+        self, req: SearchRequest, hidden: set[str], principal: Principal | None
+    ) -> SearchRequest:
+        if req.type != "kb" or req.collections is not None:
+            return req
+        names = [c.name for c in self.kb.collections(principal=self._who(principal))]
+        others = tuple(n for n in names if n not in hidden)
+        return req.model_copy(update={"collections": others or tuple(hidden)})
+
     def _ingest_parts(
         self, name: str, parts: Sequence[Part], plan: Plan, principal: Principal | None
     ) -> None:
@@ -174,8 +188,8 @@ class Asking(SyncFacade):
                                         principal=who)  # fmt: skip
                 elif part.file is not None:
                     report = self.kb.ingest(name, [part.file], principal=who)
-                    for bad in getattr(report, "failed", ()) or ():
-                        plan.notes.append(f"attached file not read: {bad}")
+                    for bad in report.failures:
+                        plan.notes.append(f"attached file not read: {bad.error or bad.path}")
             except Exception as exc:  # one unreadable part must not stop the others
                 what = part.file or f"part {i}"
                 plan.notes.append(f"attached {what} not read: {type(exc).__name__}: {exc}")
