@@ -20,6 +20,7 @@ ROUTES = {
     ("get", "/v1/collections/{name}/documents"): ("", "[DocumentOut]"),
     ("post", "/v1/collections/{name}/documents"): ("[TextDocumentIn]", "IngestOutput"),
     ("post", "/v1/collections/{name}/files"): ("multipart", "IngestOutput"),
+    ("post", "/v1/collections/{name}/crawl"): ("CrawlIn", "IngestOutput"),
     ("delete", "/v1/collections/{name}/documents/{doc_id}"): ("", "DeletedName"),
     ("get", "/v1/requests/{request_id}/searches"): ("", "[SearchRecord]"),
     ("get", "/v1/requests/{request_id}/references/{index}"): ("", "object"),

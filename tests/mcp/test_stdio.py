@@ -39,7 +39,7 @@ async def test_lists_four_read_only_tools_with_schemas(stdio: StdioServerParamet
     assert {"collections", "models", "max_results", "domains", "time_range", "request_id"} <= set(
         search["properties"]
     )
-    assert set(tools["fetch"].input_schema["properties"]) == {"url", "max_chars", "start"}
+    assert set(tools["fetch"].input_schema["properties"]) == {"url", "urls", "max_chars", "start"}
     assert tools["ask"].input_schema["required"] == ["message"]
     assert tools["ask"].output_schema is not None
     assert "citations" in tools["ask"].output_schema["required"]

@@ -161,5 +161,5 @@ async def test_unknown_tool_and_bad_argument_come_back_in_band(rate_limited: Ser
     assert text_of(unknown) == "Unknown tool `answer`. Valid: search, fetch, sources, ask."
     assert bad.is_error
     assert text_of(bad) == (
-        "Invalid argument `offset`: no such argument. Valid: url, max_chars, start."
+        "Invalid argument `offset`: no such argument. Valid: url, urls, max_chars, start."
     )

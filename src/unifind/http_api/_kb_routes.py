@@ -12,7 +12,7 @@ from unifind.http_api._auth import Caller
 from unifind.http_api._errors import ERRORS, error_response
 from unifind.http_api._routes import json_response, ops_of
 from unifind.ops import OPERATIONS, CollectionIn, CollectionOut, DocumentOut, IngestOutput
-from unifind.ops.models import TextDocumentIn
+from unifind.ops.models import CrawlIn, TextDocumentIn
 
 router = APIRouter(prefix="/v1/collections", responses=ERRORS, tags=["kb"])
 
@@ -69,6 +69,12 @@ def documents(
 )
 async def ingest(name: Name, body: list[TextDocumentIn], request: Request, who: Caller) -> Response:
     return json_response(await ops_of(request).kb.ingest(name, body, principal=who))
+
+
+@router.post("/{name}/crawl", response_model=IngestOutput, summary=_summary("kb.crawl"))
+async def crawl(name: Name, body: CrawlIn, request: Request, who: Caller) -> Response:
+    kb = ops_of(request).kb
+    return json_response(await kb.crawl(name, body.url, max_pages=body.max_pages, principal=who))
 
 
 @router.post(

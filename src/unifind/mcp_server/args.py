@@ -28,7 +28,9 @@ SEARCH_ARGS = (
 )  # fmt: skip
 #: Web options passed through as given (the operation's model validates them).
 WEB_PASSTHROUGH = ("start_date", "end_date", "language", "country", "topic", "safe_search", "page")
-FETCH_ARGS = ("url", "max_chars", "start")
+FETCH_ARGS = ("url", "urls", "max_chars", "start")
+#: Pages one fetch call may read (``url`` and ``urls`` together).
+MAX_FETCH_URLS = 10
 _SOURCES_HINT = '["kb", "web", "db"] or {"kb": {"collections": ["docs"]}, "web": {}}'
 #: Names agents reach for out of habit, read as the argument they mean.
 ALIASES = {"limit": "max_results", "num_results": "max_results", "sites": "domains", "q": "query",
@@ -171,14 +173,30 @@ def search_input(args: Mapping[str, Any] | None) -> tuple[SearchInput, int]:
 
 
 def fetch_input(args: Mapping[str, Any] | None) -> FetchInput:
-    """The fetch operation's input; a page larger than the budget is clamped to it."""
+    """The fetch operation's input (the first page when several are asked for)."""
+    return fetch_inputs(args)[0]
+
+
+def fetch_inputs(args: Mapping[str, Any] | None) -> list[FetchInput]:
+    """One input per page named by ``url`` and ``urls`` (deduplicated, at most
+    :data:`MAX_FETCH_URLS`), each paged alike; a page over the budget is clamped to it."""
     a = known(args, FETCH_ARGS)
-    url = a.get("url")
-    if not isinstance(url, str) or not url.strip():
+    if "url" in a and (not isinstance(a["url"], str) or not a["url"].strip()):
         raise ArgumentError("url", "give the address of the page", "an http(s) URL")
+    many = a.get("urls", [])
+    many = [many] if isinstance(many, str) else many
+    if not isinstance(many, list) or not all(isinstance(u, str) and u.strip() for u in many):
+        raise ArgumentError("urls", "give a list of page addresses", '["https://a.example/"]')
+    urls = list(dict.fromkeys(u.strip() for u in [*([a["url"]] if "url" in a else []), *many]))
+    if not urls:
+        raise ArgumentError("url", "give the address of the page (or several in `urls`)",
+                            "an http(s) URL")  # fmt: skip
+    if len(urls) > MAX_FETCH_URLS:
+        raise ArgumentError("urls", f"{len(urls)} pages asked for; at most {MAX_FETCH_URLS} "
+                            "per call")  # fmt: skip
     page = integer("max_chars", a.get("max_chars", FETCH_PAGE_DEFAULT), 100, 50_000, clamp=True)
     start = integer("start", a.get("start", 0), 0, 10**9)
-    return _validated(FetchInput, {"url": url.strip(), "max_chars": page, "start": start})
+    return [_validated(FetchInput, {"url": u, "max_chars": page, "start": start}) for u in urls]
 
 
 def _validated(model: type[_M], data: dict[str, Any]) -> _M:

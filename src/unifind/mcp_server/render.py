@@ -180,6 +180,17 @@ def fetch_result(out: FetchOutput) -> tuple[str, dict[str, Any], bool]:
     return text + "\n", data, False
 
 
+def fetch_results(outs: list[FetchOutput]) -> tuple[str, dict[str, Any], bool]:
+    """Several fetched pages: their texts one after the other, each page's structured
+    content under ``pages``; an error only when no page could be read."""
+    rendered = [fetch_result(out) for out in outs]
+    failed = sum(r[2] for r in rendered)
+    status = "unavailable" if failed == len(outs) else "partial" if failed else "ok"
+    text = f"{len(outs) - failed} of {len(outs)} pages read.\n\n"
+    text += "\n---\n\n".join(r[0] for r in rendered)
+    return text, {"status": status, "pages": [r[1] for r in rendered]}, failed == len(outs)
+
+
 _PROVIDER_KINDS = (
     ("search", 'Web search providers (sources=["web"])'),
     ("fetch", "Page fetchers (the fetch tool)"),

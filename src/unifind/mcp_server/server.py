@@ -7,6 +7,7 @@ protocol error to the user, but gives a tool result to the model, which can retr
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
@@ -19,7 +20,7 @@ from mcp.server.context import ServerRequestContext
 
 from unifind import InputError, UnknownName, __version__
 from unifind.mcp_server import ask, render
-from unifind.mcp_server.args import ArgumentError, fetch_input, search_input
+from unifind.mcp_server.args import ArgumentError, fetch_inputs, search_input
 from unifind.mcp_server.tools import NAMES, tools
 from unifind.ops import Operations, OpEvent, SearchOutput
 from unifind.types import Principal
@@ -103,8 +104,7 @@ class _Handler:
             if params.name == "ask":
                 return await self._ask(ctx, args, principal)
             if params.name == "fetch":
-                text, data, failed = render.fetch_result(await self.ops.fetch(fetch_input(args)))
-                return _result(text, data, error=failed)
+                return await self._fetch(args)
             if params.name == "sources":
                 text, data = render.sources_result(await self.ops.sources(principal=principal))
                 return _result(text, data)
@@ -116,6 +116,15 @@ class _Handler:
         except Exception as exc:  # a tool call never takes the server down with it
             log.exception("tool %s failed", params.name)
             return _result(f"unifind failed: {type(exc).__name__}: {exc}", error=True)
+
+    async def _fetch(self, args: dict[str, Any]) -> Any:
+        inputs = fetch_inputs(args)
+        if len(inputs) == 1:
+            text, data, failed = render.fetch_result(await self.ops.fetch(inputs[0]))
+        else:  # in parallel: each fetch is bounded by the fetcher's own timeout
+            outs = await asyncio.gather(*(self.ops.fetch(i) for i in inputs))
+            text, data, failed = render.fetch_results(list(outs))
+        return _result(text, data, error=failed)
 
     async def _principal(self, ctx: ServerRequestContext[Any]) -> Principal | None:
         if self.resolve is None:

@@ -36,8 +36,8 @@ first result."""
 FETCH = """\
 Read a web page as plain text (markdown-ish, never raw HTML), e.g. a result url from \
 `search`. Long pages come in pages of max_chars characters: the text ends with the \
-`start` offset of the next page when there is more. Private and local network addresses \
-are refused."""
+`start` offset of the next page when there is more. Several pages at once: give `urls` \
+(at most 10). Private and local network addresses are refused."""
 
 SOURCES = """\
 List what can be searched: the knowledge-base collections you can see (with document \
@@ -138,6 +138,13 @@ _FETCH_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "url": {"type": "string", "description": "The http(s) address of the page."},
+        "urls": {
+            "type": "array",
+            "items": {"type": "string"},
+            "maxItems": 10,
+            "description": "Several pages to read in one call (with or instead of url; "
+            "at most 10, read in parallel, each paged by max_chars and start).",
+        },
         "max_chars": {
             "type": "integer",
             "minimum": 100,
@@ -153,7 +160,6 @@ _FETCH_SCHEMA: dict[str, Any] = {
             "at the end of the previous page).",
         },
     },
-    "required": ["url"],
 }
 
 _REPORTS = {
@@ -183,8 +189,13 @@ _OUTPUT: dict[str, dict[str, Any]] = {
             "total_chars": {"type": "integer"},
             "next_start": {"type": ["integer", "null"]},
             "report": {"type": "object"},
+            "pages": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "Several URLs asked for: each page as a single fetch gives it.",
+            },
         },
-        "required": ["url", "status", "report"],
+        "required": ["status"],
     },
     "ask": ask.OUTPUT,
     "sources": {

@@ -72,9 +72,10 @@ class WebSource(_In):
     """Only results published on or after this day (``YYYY-MM-DD``)."""
     end_date: date | None = None
     """Only results published on or before this day."""
-    language: str | None = None
+    # The same patterns as SearchRequest's: a bad code is a 422 here, not a 500 later.
+    language: str | None = Field(default=None, pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$")
     """ISO 639-1 code of the results' language: ``en``, ``de``, ``zh``."""
-    country: str | None = None
+    country: str | None = Field(default=None, pattern=r"^[A-Za-z]{2}$")
     """ISO 3166-1 alpha-2 code: results for that country (``us``, ``de``)."""
     topic: Literal["general", "news"] | None = None
     safe_search: Literal["off", "moderate", "strict"] | None = None
@@ -269,6 +270,15 @@ class TextDocumentIn(_In):
     url: str | None = Field(default=None, max_length=8192)
     title: str = ""
     metadata: dict[str, Any] | None = None
+
+
+class CrawlIn(_In):
+    """Where a crawl of one site starts and how far it may go."""
+
+    url: str = Field(min_length=1, max_length=8192)
+    """An http(s) URL; only pages on its scheme and host are followed."""
+    max_pages: int = Field(default=50, ge=1, le=1000)
+    """Pages fetched at most (robots.txt and the sitemap not counted)."""
 
 
 class IngestOutcome(BaseModel):

@@ -43,6 +43,8 @@ _SPECS = (
     OpSpec("kb.documents", "List a collection's documents.", None, m.DocumentOut),
     OpSpec("kb.ingest", "Ingest uploaded files, text or URLs into a collection.",
            m.TextDocumentIn, m.IngestOutput, read_only=False, open_world=True),
+    OpSpec("kb.crawl", "Crawl one site into a collection: sitemap, links, robots.txt respected.",
+           m.CrawlIn, m.IngestOutput, read_only=False, open_world=True),
     OpSpec("kb.remove", "Remove one document from every index.", None, None, read_only=False),
     OpSpec("db.models", "List the database models the DB leg may search.", None, m.ModelOut),
     OpSpec("records.searches", "The recorded searches of a request.", None, SearchRecord),
