@@ -79,8 +79,23 @@ async def test_crawl_bad_input(loopback_client: httpx.AsyncClient) -> None:
 async def test_crawl_of_loopback_is_refused_by_default(
     client: httpx.AsyncClient, site: FakeWebServer
 ) -> None:
-    r = await client.post("/v1/collections/docs/crawl", json={"url": f"{site.url}/"})
+    r = await client.post("/v1/collections", json={"name": "own", "embedder": None})
+    assert r.status_code == 201
+    r = await client.post("/v1/collections/own/crawl", json={"url": f"{site.url}/"})
     assert r.status_code == 200
     [start] = r.json()["outcomes"]
     assert start["status"] == "failed" and r.json()["failed"] == 1
     assert site.requests == []  # the SSRF check refused before any request
+
+
+async def test_crawl_into_a_read_only_collection_fetches_nothing(
+    loopback_client: httpx.AsyncClient, site: FakeWebServer
+) -> None:
+    app = loopback_client._transport.app  # type: ignore[attr-defined]
+    app.state.unifind.ops.searcher.kb.create("shared", embedder=None, principal=OPERATOR)
+    before = len(site.requests)
+    r = await loopback_client.post(
+        "/v1/collections/shared/crawl", json={"url": f"{site.url}/", "max_pages": 5}
+    )
+    assert r.status_code == 403 and "read-only" in r.json()["error"]["message"]
+    assert len(site.requests) == before  # refused before any page was fetched

@@ -57,9 +57,9 @@ async def test_schema_errors_are_422_naming_the_field_and_valid_values(
 
 
 async def test_bad_input_the_operation_refuses_is_400(client: httpx.AsyncClient) -> None:
-    e = error(await client.post("/v1/collections/docs/documents", json=[{"title": "t"}]), 400)
-    assert e["code"] == "invalid_input" and "exactly one of 'text' or 'url'" in e["message"]
     await client.post("/v1/collections", json={"name": "n1", "embedder": None})
+    e = error(await client.post("/v1/collections/n1/documents", json=[{"title": "t"}]), 400)
+    assert e["code"] == "invalid_input" and "exactly one of 'text' or 'url'" in e["message"]
     e = error(await client.post("/v1/collections", json={"name": "n1", "embedder": None}), 400)
     assert "already exists" in e["message"]
 
@@ -174,3 +174,10 @@ async def test_without_auth_only_loopback_host_and_origin_are_answered(
         assert error(r, 403)["message"].startswith("without auth")
     async with httpx.AsyncClient(transport=transport, base_url="http://rebound.example") as c:
         error(await c.get("/v1/collections"), 403)
+
+
+async def test_a_tenant_writing_to_a_shared_collection_is_refused_first(
+    client: httpx.AsyncClient,
+) -> None:
+    e = error(await client.post("/v1/collections/docs/documents", json=[{"title": "t"}]), 403)
+    assert "read-only" in e["message"]  # refused before the documents are even looked at

@@ -115,7 +115,7 @@ async def test_mcp_is_served_at_mcp_behind_the_same_keys(
         async with mcp_session(live.url, key_a) as client:
             tools = await client.list_tools()
             found = await client.call_tool("search", {"query": "refunds"})
-        assert [t.name for t in tools.tools] == ["search", "fetch", "sources"]
+        assert [t.name for t in tools.tools] == ["search", "fetch", "sources", "ask"]
         assert not found.is_error
         assert "[ref_001]" in "\n".join(c.text for c in found.content if c.type == "text")
         started = time.monotonic()

@@ -154,6 +154,11 @@ class KnowledgeBase:
             )
         return info
 
+    def writable(self, name: str, *, principal: Caller = None) -> CollectionInfo:
+        """The collection if ``principal`` may change it: UnknownName when it can't see it,
+        Forbidden when it may only read it (check before fetching anything to write)."""
+        return self._info(name, principal, change=True)
+
     def infos(self, names: Iterable[str], principal: Caller = None) -> list[CollectionInfo]:
         """The named collections (deduplicated), each visible to ``principal``."""
         return [self._info(name, principal) for name in dict.fromkeys(names)]

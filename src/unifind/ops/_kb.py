@@ -89,7 +89,7 @@ class KBOps:
     ) -> IngestOutput:
         """Ingest text and URL documents; a failed one is reported, the rest ingested."""
         p = self._principal(principal)
-        self._kb.collection(name, principal=p)  # unknown/invisible → error first
+        self._kb.writable(name, principal=p)  # unknown, invisible or read-only → error first
         for i, doc in enumerate(docs):  # a malformed document refuses the batch before any write
             if (doc.text is None) == (doc.url is None):
                 raise InputError(f"document {i}: give exactly one of 'text' or 'url'")
@@ -137,7 +137,7 @@ class KBOps:
         """Crawl one site into ``name`` (sitemap, links, robots.txt; see ``ops._crawl``);
         every URL's outcome, unchanged pages kept as they are."""
         p = self._principal(principal)
-        self._kb.collection(name, principal=p)
+        self._kb.writable(name, principal=p)
         leg = self._ops.searcher.leg("web")
         if leg is None:
             raise InputError("the web leg is not available in this build")
@@ -167,7 +167,7 @@ class KBOps:
     ) -> IngestOutput:
         """Ingest uploaded files ``(file name, bytes)``; each keeps its name as document id."""
         p = self._principal(principal)
-        self._kb.collection(name, principal=p)
+        self._kb.writable(name, principal=p)
         with tempfile.TemporaryDirectory(prefix="unifind-upload-") as tmp:
             paths, names = [], {}
             for i, (filename, data) in enumerate(files):
