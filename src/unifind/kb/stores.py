@@ -5,6 +5,7 @@
 * ``sqlite`` → the embedded file under ``home``; ``sqlite:///abs/path.db`` → that file;
 * ``postgresql://user:pass@host:5432/db`` (``?schema=unifind``) → PostgreSQL + pgvector;
 * ``qdrant://./folder`` (local mode) or ``qdrant://host:6333`` (a server);
+* ``milvus:///abs/folder`` (Milvus Lite in-process) or ``milvus://host:19530`` (a server);
 * any other registered store name → that store, given ``home / "kb.<name>"``.
 
 One store per knowledge base: collection names are one namespace per store and every
@@ -24,7 +25,7 @@ from unifind.registry import registry
 
 __all__ = ["describe", "open_store", "redact"]
 
-_NEEDS_URL = {"postgres": "postgresql://user@host/db", "milvus": "milvus://path-or-host:port"}
+_NEEDS_URL = {"postgres": "postgresql://user@host/db"}
 
 
 def open_store(spec: str, home: Path) -> KBStore:
@@ -33,8 +34,8 @@ def open_store(spec: str, home: Path) -> KBStore:
         if spec in _NEEDS_URL:
             raise InputError(f"the {spec} KB store needs a URL: kb.store: {_NEEDS_URL[spec]}")
         cls = registry("kb_stores").get(spec)
-        if spec == "qdrant":
-            return cls(f"qdrant://{home / 'qdrant'}")  # type: ignore[no-any-return]
+        if spec in ("qdrant", "milvus"):
+            return cls(f"{spec}://{home / spec}")  # type: ignore[no-any-return]
         path = home / ("kb.sqlite" if spec == "sqlite" else f"kb.{spec}")
         return cls(path)  # type: ignore[no-any-return]
     scheme = urlsplit(spec).scheme.split("+")[0].lower()

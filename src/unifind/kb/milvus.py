@@ -1,0 +1,307 @@
+"""The Milvus KB store: Milvus holds and searches the vectors; a SQLite file stays the record.
+
+The same design as the Qdrant store (``qdrant.py``): Milvus's own BM25 tokenises differently
+from unifind's analyser, so documents, chunks, terms, collection metadata (the ACL) and the
+change log live in a SQLite sidecar (the embedded store's schema), and each vector
+collection is a Milvus collection that follows the sidecar's change log before every vector
+query. A writer killed mid-ingest leaves nothing visible (its SQLite transaction never
+committed, and entities whose chunk doesn't exist are never returned); chunk ids are the
+sidecar's (never reused). The applied position is the ``seq`` field of entity 0, so a
+restarted process resumes instead of re-uploading.
+
+URLs: ``milvus:///abs/folder`` or ``milvus://./folder`` (no port) runs Milvus Lite
+in-process (``milvus-lite``): ``folder/milvus.db`` is its data directory and
+``folder/kb.sqlite`` the sidecar; one process at a time (Milvus Lite holds a lock).
+``milvus://host:19530`` (a port) or ``milvus+https://host`` talks to a Milvus server with the
+same code; ``user:password@`` or ``?token=`` authenticate, ``?db_name=``, ``?timeout=`` (s)
+and ``?sidecar=/path`` are optional.
+
+Tenancy: the ACL is collection metadata in the sidecar, as in every store, and each unifind
+collection is its own Milvus collection, so a tenant's vectors never share a collection with
+another tenant's: no partition key is needed (nor used).
+
+Index: ``FLAT`` (exact) by default, like the embedded store below its HNSW threshold;
+``?index=HNSW`` (or ``AUTOINDEX``) on a server for large collections. Filtered queries send
+the allowed chunk ids (from the sidecar) as an ``id in [...]`` filter; with at most
+``exact_below`` of them they are scored exactly from the sidecar's vectors instead, because
+filtered ANN at 1 % selectivity misses what exact search finds.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import numpy as np
+import numpy.typing as npt
+
+from unifind._deps import require
+from unifind.errors import InputError
+from unifind.kb import _remote
+from unifind.kb._follow import _net_changes, load_vectors, read_head
+from unifind.kb._schema import snapshot
+from unifind.kb.base import CollectionInfo, Hit
+from unifind.kb.sqlite import SQLiteStore, _check_search
+
+_META = 0  # entity 0 carries the applied change-log position; chunk ids start at 1
+_BATCH = 512
+_TOPK_MAX = 16_384  # Milvus refuses a larger limit
+
+
+class MilvusStore(SQLiteStore):
+    """Vectors in Milvus (Lite in-process, or a server), everything else in a SQLite sidecar."""
+
+    name = "milvus"
+
+    def __init__(
+        self, url: str, *, home: str | Path | None = None, exact_below: int = 20_000
+    ) -> None:
+        parts = urlsplit(url if "://" in url else f"milvus://{url}")
+        query = dict(parse_qsl(parts.query))
+        self.url, self.exact_below = url, exact_below
+        self.prefix = query.get("prefix", "unifind_")
+        self.index = query.get("index", "FLAT").upper()
+        args: dict[str, Any] = {"timeout": float(query.get("timeout", 10))}
+        if ":" not in parts.netloc and "+" not in parts.scheme:  # a path, not host:port
+            folder = Path(parts.netloc + parts.path).expanduser()
+            args["uri"] = str(folder / "milvus.db")
+            sidecar = Path(query.get("sidecar", folder / "kb.sqlite"))
+            self.lite = True
+        else:
+            scheme = "https" if parts.scheme.endswith("https") else "http"
+            args["uri"] = f"{scheme}://{parts.hostname}:{parts.port or 19530}"
+            if parts.username is not None:
+                args["token"] = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+            for key in ("token", "db_name"):
+                if key in query:
+                    args[key] = query[key]
+            base = Path(home or Path("~/.unifind").expanduser())
+            sidecar = Path(query.get("sidecar", base / f"kb-milvus-{parts.hostname}.sqlite"))
+            self.lite = False
+        self._client_args = args
+        self._client: Any = None
+        self._mlock = threading.RLock()  # one client, serialised: its calls aren't reentrant
+        self._seqs: dict[int, int] = {}
+        self._loaded: set[str] = set()
+        super().__init__(sidecar, hnsw_threshold=1 << 62)
+
+    def __repr__(self) -> str:
+        return f"MilvusStore({_remote.redact(self.url)!r})"
+
+    @property
+    def client(self) -> Any:
+        with self._mlock:
+            if self._client is None:
+                pm = require("pymilvus", "milvus")
+                if self.lite:
+                    Path(self._client_args["uri"]).parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    self._client = pm.MilvusClient(**self._client_args)
+                except Exception as exc:  # unreachable server, or a Lite folder in use
+                    raise _remote.unreachable(self.url, exc) from None
+            return self._client
+
+    def close(self) -> None:
+        with self._mlock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+                self._loaded.clear()
+        super().close()
+
+    def _mname(self, coll_id: int) -> str:
+        return f"{self.prefix}{coll_id}"
+
+    # ---- collections: the sidecar's, plus a Milvus collection per vector collection ----
+
+    def create_collection(
+        self,
+        name: str,
+        *,
+        embedder: str | None,
+        dim: int | None,
+        analyzer: str = "auto",
+        description: str = "",
+        metadata: Mapping[str, Any] | None = None,
+        exist_ok: bool = False,
+    ) -> CollectionInfo:
+        if dim is not None:  # reach the server before the sidecar records anything
+            self._call(lambda c: c.list_collections())
+        info = super().create_collection(
+            name, embedder=embedder, dim=dim, analyzer=analyzer, description=description,
+            metadata=metadata, exist_ok=exist_ok,
+        )  # fmt: skip
+        if info.dim is not None:
+            self._ensure(read_head(self._conn(), name).id, info.dim)
+        return info
+
+    def delete_collection(self, name: str) -> None:
+        head = read_head(self._conn(), name)
+        super().delete_collection(name)
+        if head.dim is not None:
+            self._call(lambda c: c.drop_collection(self._mname(head.id)))
+        self._loaded.discard(self._mname(head.id))
+        self._seqs.pop(head.id, None)
+
+    def _call(self, fn: Any) -> Any:
+        with self._mlock:
+            try:
+                return fn(self.client)
+            except InputError:
+                raise
+            except Exception as exc:
+                if _is_connection_error(exc):
+                    raise _remote.unreachable(self.url, exc) from None
+                raise
+
+    def _ensure(self, coll_id: int, dim: int) -> None:
+        pm = require("pymilvus", "milvus")
+        mname = self._mname(coll_id)
+        if mname in self._loaded:
+            return
+
+        def make(c: Any) -> None:
+            if c.has_collection(mname):
+                c.load_collection(mname)  # a reopened collection starts released
+                return
+            schema = c.create_schema(auto_id=False, enable_dynamic_field=False)
+            schema.add_field("id", pm.DataType.INT64, is_primary=True)
+            schema.add_field("vector", pm.DataType.FLOAT_VECTOR, dim=dim)
+            schema.add_field("seq", pm.DataType.INT64)
+            index = c.prepare_index_params()
+            index.add_index(field_name="vector", index_type=self.index, metric_type="IP")
+            c.create_collection(
+                mname, schema=schema, index_params=index, consistency_level="Strong"
+            )
+
+        self._call(make)
+        self._loaded.add(mname)
+
+    # ---- the follower ----------------------------------------------------------------
+
+    def _catch_up(self, name: str) -> tuple[int, int]:
+        """Apply the sidecar's committed changes to Milvus; ``(collection id, dim)``."""
+        conn = self._conn()
+        with snapshot(conn):
+            head = read_head(conn, name)
+            assert head.dim is not None
+            self._ensure(head.id, head.dim)
+            mname = self._mname(head.id)
+            seq = self._seqs.get(head.id)
+            if seq is None:
+                seq = self._stored_seq(mname)
+            if seq == head.seq:
+                return head.id, head.dim
+            if seq < head.floor or seq > head.seq:  # log trimmed past us, or a recreated file
+                self._call(lambda c: c.drop_collection(mname))
+                self._loaded.discard(mname)
+                self._ensure(head.id, head.dim)
+                added: list[int] | None = None
+                deleted: list[int] = []
+            else:
+                added, deleted = _net_changes(conn, head, seq)
+            rows = load_vectors(conn, head.id, added)
+        self._apply(mname, head.dim, rows, deleted, head.seq)
+        self._seqs[head.id] = head.seq
+        return head.id, head.dim
+
+    def _stored_seq(self, mname: str) -> int:
+        got = self._call(lambda c: c.get(mname, ids=[_META], output_fields=["seq"]))
+        return int(got[0]["seq"]) if got else 0
+
+    def _apply(self, mname: str, dim: int, rows: list[Any], deleted: list[int], seq: int) -> None:
+        if deleted:
+            self._call(lambda c: c.delete(mname, ids=deleted))
+        for i in range(0, len(rows), _BATCH):
+            batch = rows[i : i + _BATCH]
+            vectors = np.frombuffer(b"".join(r[1] for r in batch), dtype="<f4").reshape(-1, dim)
+            data = [
+                {"id": int(r[0]), "vector": v, "seq": 0}
+                for r, v in zip(batch, vectors.tolist(), strict=True)
+            ]
+            self._call(lambda c, d=data: c.upsert(mname, data=d))
+        mark = [0.0] * dim
+        mark[0] = 1.0  # a unit vector: the marker is filtered out of every search anyway
+        self._call(lambda c: c.upsert(mname, data=[{"id": _META, "vector": mark, "seq": seq}]))
+
+    # ---- search ----------------------------------------------------------------------
+
+    def vector_search(
+        self,
+        collection: str,
+        vector: npt.NDArray[np.float32],
+        *,
+        limit: int,
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[Hit]:
+        where = _check_search(limit, filters)
+        conn = self._conn()
+        head = read_head(conn, collection)
+        if head.dim is None or limit == 0:
+            return []
+        query = _remote.query_vector(vector, collection, head.dim)
+        allowed = None
+        if where is not None:
+            allowed = self._allowed(conn, head, where).tolist()
+            if not allowed:
+                return []
+            if len(allowed) <= self.exact_below:
+                return self._exact(collection, head.id, head.dim, query, limit, allowed)
+        coll_id, _ = self._catch_up(collection)
+        hits = self._query(self._mname(coll_id), query, limit, allowed)
+        live = self.get_chunks(collection, [str(h[0]) for h in hits])
+        # Sidecar first: an entity whose chunk is gone (a later delete) is never returned.
+        return [Hit(str(i), s) for i, s in hits if str(i) in live][:limit]
+
+    def _exact(
+        self,
+        collection: str,
+        coll_id: int,
+        dim: int,
+        query: npt.NDArray[np.float32],
+        limit: int,
+        allowed: list[int],
+    ) -> list[Hit]:
+        """Score a small allowed set exactly from the sidecar's vectors (one snapshot)."""
+        conn = self._conn()
+        with snapshot(conn):
+            rows = load_vectors(conn, coll_id, allowed)
+        if not rows:
+            return []
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(-1, dim)
+        scores = vectors @ query
+        order = sorted(range(len(rows)), key=lambda k: (-float(scores[k]), int(rows[k][0])))
+        return [Hit(str(rows[k][0]), float(scores[k])) for k in order[:limit]]
+
+    def _query(
+        self, mname: str, query: npt.NDArray[np.float32], limit: int, allowed: list[int] | None
+    ) -> list[tuple[int, float]]:
+        """Top ``limit`` by score, ties by id: widen the fetch until no tie straddles the cut."""
+        expr = f"id > {_META}" if allowed is None else f"id in {allowed}"
+        fetch = min(max(2 * limit, limit + 16), _TOPK_MAX)
+        params = {"metric_type": "IP"}
+        while True:
+            res = self._call(
+                lambda c, n=fetch: c.search(
+                    mname, data=[query.tolist()], limit=n, filter=expr,
+                    search_params=params, output_fields=[],
+                )
+            )  # fmt: skip
+            got = sorted(
+                ((int(h["id"]), float(h["distance"])) for h in res[0]), key=lambda h: (-h[1], h[0])
+            )
+            short = len(got) < fetch or fetch >= _TOPK_MAX
+            if short or got[-1][1] < got[min(limit, len(got)) - 1][1]:
+                return got[: limit + 16]
+            fetch = min(2 * fetch, _TOPK_MAX)
+
+
+def _is_connection_error(exc: BaseException) -> bool:
+    names = {type(e).__name__ for e in (exc, exc.__cause__, exc.__context__) if e is not None}
+    if names & {"ConnectError", "MilvusUnavailableException", "ConnectionNotExistException",
+                "RpcError", "_InactiveRpcError"}:  # fmt: skip
+        return True
+    return getattr(exc, "code", None) == 2  # pymilvus's Status.CONNECT_FAILED
