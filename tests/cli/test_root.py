@@ -39,7 +39,7 @@ def test_the_script_s_call_completes_lazily_loaded_commands() -> None:
         return res.output.split()
 
     assert complete("unifind se", 1) == ["search", "serve"]
-    assert complete("unifind kb cr", 2) == ["create"]
+    assert complete("unifind kb cr", 2) == ["create", "crawl"]
     assert "--time-range" in complete("unifind search x --ti", 3)
 
 

@@ -86,6 +86,9 @@ def test_a_client_that_disconnects_cancels_the_legs(
             for name, _ in read_events(r.iter_lines()):
                 if name == "leg":  # the KB answered; the web leg is waiting on the provider
                     assert live.tasks() > baseline
+                    while provider.count("GET", "/search") == 0:  # its request is out
+                        assert time.monotonic() - t0 < 2.0
+                        time.sleep(0.01)
                     break
         # The response is closed unread: the connection goes, and with it the search.
         while live.tasks() > baseline:

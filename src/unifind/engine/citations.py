@@ -21,8 +21,15 @@ class Citing(SearcherBase):
     def fuse(
         self, results: SearchResults | Sequence[SearchResult], *, top_n: int | None = None
     ) -> list[Item]:
-        """One ranked, deduplicated list across legs (weighted RRF), provenance merged."""
+        """One ranked, deduplicated list across legs (weighted RRF), provenance merged.
+
+        With items from one request only there is nothing to fuse: its own order and its
+        own scores (the KB's documented 0-1 scale) are kept, not replaced by RRF's ~0.016.
+        """
         seq = results.results if isinstance(results, SearchResults) else results
+        answered = [r for r in seq if r.items]
+        if len(answered) == 1:
+            return list(answered[0].items[:top_n] if top_n is not None else answered[0].items)
         weights = self.settings.leg_weights or None
         return fuse_results(seq, leg_weights=weights, top_n=top_n)
 
