@@ -117,3 +117,17 @@ def test_counts_read_as_english(tmp_path: Path) -> None:
     code, out = run("search", "refunds", "--kb", "docs")
     out = " ".join(out.split())
     assert code == 0 and "1 of 1 result ·" in out and "results" not in out
+
+
+def test_include_and_exclude_globs_pick_files_inside_folders(tmp_path: Path) -> None:
+    (tmp_path / "d" / "guides").mkdir(parents=True)
+    (tmp_path / "d" / "guides" / "tents.md").write_text("# Tents\nhow to pitch a tent")
+    (tmp_path / "d" / "guides" / "draft.md").write_text("# Draft\nunfinished")
+    (tmp_path / "d" / "notes.txt").write_text("tent notes")
+    assert runner.invoke(app, ["kb", "create", "c", "--no-embedder"]).exit_code == 0
+    args = ["kb", "ingest", "c", str(tmp_path / "d"), "--include", "guides/*", "--exclude"]
+    res = runner.invoke(app, [*args, "draft*", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert [Path(o["path"]).name for o in out["outcomes"]] == ["tents.md"]
+    assert out["excluded"] == 2

@@ -107,17 +107,32 @@ def ingest(
     allow_private: Annotated[
         bool, typer.Option("--allow-private", help="Let the fetcher reach private/loopback hosts.")
     ] = False,
+    include: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="GLOB",
+            help="Inside folders, only files matching (name or path below the folder; "
+            "repeatable), e.g. '*.md' or 'guides/**'.",
+        ),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(metavar="GLOB", help="Inside folders, leave out files matching (repeatable)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Ingest files and URLs; a bad file or page is reported by name and the rest ingested.
 
     A URL is read by the SSRF-safe fetcher (PDFs included) and kept under its URL as id.
     """
-    from unifind.cli.kb_web import ingest_urls, split_urls
+    from unifind.cli.kb_web import ingest_urls, select_files, split_urls
 
     with friendly_errors(), _open() as kb:
         kb.collection(name, principal=_caller(kb))  # unknown → error listing the existing ones
         local, urls = split_urls(paths)
+        excluded = 0
+        if include or exclude:
+            local, excluded = select_files(local, include or [], exclude or [])
         files, _missing = expand_paths(local)
         with Progress(
             TextColumn("[bold]ingest[/bold]"),
@@ -146,9 +161,11 @@ def ingest(
     if as_json:
         outcomes = [asdict(o) for o in report.outcomes]
         stop = {"stopped": report.stopped, "not_tried": list(report.not_tried)}
-        print_json({"outcomes": outcomes, **_counts(report), **stop})
+        print_json({"outcomes": outcomes, **_counts(report), "excluded": excluded, **stop})
     else:
         _print_report(report)
+        if excluded:
+            console.print(f"left out {plural(excluded, 'file')} by --include/--exclude")
     if report.failed or report.stopped:
         raise typer.Exit(1)
 
