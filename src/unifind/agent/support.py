@@ -20,7 +20,10 @@ from unifind.analysis import get_analyzer
 from unifind.cite import References, extract_citations
 
 THRESHOLD = 0.5
-_SENTENCE = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)")
+# A sentence ends at . ! ? before a space or the end ("6.50 euros" is one sentence), at
+# 。！？, or at a line break; wrapped lines are joined first (:func:`_unwrap`).
+_SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|[。！？]+|\n|$)")
+_BLOCK_START = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>)")
 _ONLY_CITES = re.compile(r"^[\s\[\]【】［］^\w,;，；、\-–]*$")
 
 
@@ -38,7 +41,7 @@ class SentenceSupport:
 def sentences(text: str) -> list[str]:
     """Sentences, each with the citations that trail it (``... window. [ref_001]``)."""
     out: list[str] = []
-    for m in _SENTENCE.finditer(text):
+    for m in _SENTENCE.finditer(_unwrap(text)):
         piece = m.group(0).strip()
         if not piece:
             continue
@@ -47,6 +50,18 @@ def sentences(text: str) -> list[str]:
         else:
             out.append(piece)
     return out
+
+
+def _unwrap(text: str) -> str:
+    """Hard-wrapped lines joined into their paragraph; blank lines, headings and list items
+    still start a new line (so they end the sentence before them)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if out and line.strip() and out[-1].strip() and not _BLOCK_START.match(line):
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def support(text: str, refs: References, *, threshold: float = THRESHOLD) -> list[SentenceSupport]:
@@ -94,9 +109,25 @@ def best_sentences(refs: References, query_terms: Sequence[str], *, n: int = 3) 
     want = set(analyzer.terms(" ".join(query_terms)))
     lines = []
     for ref in refs.references[:n]:
-        cands = sentences(ref.content or ref.title or "")
-        if not cands:
+        # Headings and fragments ("# Refunds", "Refund") name a topic without saying
+        # anything about it: a sentence of a few words or more answers better.
+        cands = [_plain(c) for c in sentences(ref.content or ref.title or "")]
+        cands = [c for c in cands if c and not _HEADING.match(c)] or cands
+        if not any(cands):
             continue
-        best = max(cands, key=lambda s: (len(want & set(analyzer.terms(s))), -len(s)))
+        best = max(
+            cands,
+            key=lambda s: (len(want & set(analyzer.terms(s))), len(s) >= _MIN_CHARS, -len(s)),
+        )
         lines.append(f"{best.rstrip()} [{ref.citation_id}]")
     return lines
+
+
+_HEADING = re.compile(r"^\s*(#{1,6}\s|[-*]\s*$)")
+#: An extractive sentence shorter than this is a fragment unless nothing longer matches.
+_MIN_CHARS = 25
+
+
+def _plain(sentence: str) -> str:
+    """Markdown emphasis and list markers off a sentence quoted as an answer."""
+    return re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", sentence.replace("**", "")).strip()
