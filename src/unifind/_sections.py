@@ -67,6 +67,8 @@ class DBSection(BaseModel):
     currency_rates: dict[str, float] | None = None
     today: str | None = None
     """A fixed "today" for relative dates (tests, replays)."""
+    sample_ttl_s: float = Field(default=3600.0, ge=0)
+    """Seconds sampled column values stay trusted before they are read again (0: never)."""
 
 
 class Timeouts(BaseModel):

@@ -4,7 +4,8 @@ Settings (``settings.db``): ``url`` (default: the demo SQLite under ``settings.h
 exists, else the leg is ``disabled``), ``models`` (YAML path, YAML text or mapping; the
 demo's when the URL is the demo), ``row_cap`` (100), ``statement_timeout_s`` (10),
 ``generator`` (``builtin`` | ``agent:<name>``), ``agents`` ({name: {base_url, model,
-api_key}}), ``strict`` (false).
+api_key}}), ``strict`` (false), ``sample_ttl_s`` (3600: how long sampled column values and
+searchable words are trusted before they are read again; 0 never; ``DBLeg.refresh()`` now).
 
 A model with permission columns and no principal is reported ``degraded/forbidden``, not
 ``skipped``: rows were asked for and withheld, so the overall status must not read ``ok``
@@ -38,6 +39,8 @@ from unifind.types import Item, LegReport, Principal, Reason, SearchRequest, Sea
 
 DEFAULT_ROW_CAP = 100
 DEFAULT_TIMEOUT_S = 10.0
+#: Sampled values and searchable words are read again after this long (``db.sample_ttl_s``).
+DEFAULT_SAMPLE_TTL_S = 3600.0
 
 
 class DBLeg:
@@ -54,6 +57,7 @@ class DBLeg:
         config: Mapping[str, Any] | None = None,
         strict: bool = False,
         disabled: str | None = None,
+        sample_ttl_s: float = DEFAULT_SAMPLE_TTL_S,
     ) -> None:
         self.url = url
         self.row_cap = row_cap
@@ -65,7 +69,9 @@ class DBLeg:
         if models is None and not self.disabled:
             self.disabled = "db.models is not set: declare the tables the DB leg may search"
         self._declared = load_models(models) if models is not None and not self.disabled else {}
+        self.sample_ttl_s = sample_ttl_s
         self._models: dict[str, Model] | None = None
+        self._sampled_at = 0.0
         self._executor: Executor | None = None
 
     @classmethod
@@ -87,6 +93,7 @@ class DBLeg:
             config={**cfg, "agents": settings.agents},  # one agents section (config.py)
             strict=bool(cfg.get("strict", False)),
             disabled=disabled,
+            sample_ttl_s=float(cfg.get("sample_ttl_s", DEFAULT_SAMPLE_TTL_S)),
         )
 
     def close(self) -> None:
@@ -96,15 +103,24 @@ class DBLeg:
             self._executor = None
 
     async def models(self) -> dict[str, Model]:
-        """Declared models completed by introspection (once; retried after a failure)."""
-        if self._models is None:
-            executor = self._get_executor()
-            self._models = await asyncio.wait_for(
-                asyncio.to_thread(
-                    _introspect, executor.engine, self._declared, self.statement_timeout_s / 2
-                ),
-                self.statement_timeout_s * 3,
-            )
+        """Declared models completed by introspection: once, then again when the sample is
+        older than ``sample_ttl_s`` (0: never). A failed read is retried at the next call."""
+        stale = self.sample_ttl_s > 0 and time.monotonic() - self._sampled_at > self.sample_ttl_s
+        if self._models is None or stale:
+            await self.refresh()
+        assert self._models is not None
+        return self._models
+
+    async def refresh(self) -> dict[str, Model]:
+        """Read the schema, sampled values and searchable words again (rows change)."""
+        executor = self._get_executor()
+        self._models = await asyncio.wait_for(
+            asyncio.to_thread(
+                _introspect, executor.engine, self._declared, self.statement_timeout_s / 2
+            ),
+            self.statement_timeout_s * 3,
+        )
+        self._sampled_at = time.monotonic()
         return self._models
 
     def _get_executor(self) -> Executor:

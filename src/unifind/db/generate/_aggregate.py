@@ -2,8 +2,9 @@
 "各部门的平均工资", "每位医生的预约数量", "total fees of completed appointments".
 
 A function word (average, total, how many, 平均, 多少...) needs a numeric column named near it
-(except count); max/min need a group ("highest salary in each department"), since without one
-they are superlatives that pick rows. A group is a column named after by/per/each/各/每/按.
+(except count); max/min without a group ("highest salary") are values only when the question
+asks for a value (see ``_asks_value``), else superlatives that pick rows (``_order``).
+A group is a column named after by/per/each/各/每/按.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from unifind.db.dsl import Aggregate
+from unifind.db.dsl import Aggregate, Where
 from unifind.db.generate._scan import Scan
 from unifind.db.generate._sense import Sense
 
-_FN_WORDS: list[tuple[str, str]] = [
+FN_WORDS: list[tuple[str, str]] = [
     ("avg", r"(?<![a-z])(?:average|avg|mean)(?![a-z])|平均"),
     ("sum", r"(?<![a-z])(?:total|sum of|sum)(?![a-z])|总计|合计|总和|总额|总"),
     ("max", r"(?<![a-z])(?:highest|maximum|max|largest|biggest)(?![a-z])|最高|最大|最多"),
@@ -25,6 +26,11 @@ _COUNT = re.compile(
     r"(?<![a-z])(?:how many|number of|count of|count)(?![a-z])|有多少|多少|几个|几位|几本|人数|总数"
     r"|个数|数量"
 )
+_VALUE_CUE = re.compile(
+    r"(?<![a-z])(?:what(?:'s| is| was| are| were)|how (?:much|high|low))(?![a-z])"
+    r"|是多少|为多少|是几|有多高|有多少"
+)
+_ROW_CUE = re.compile(r"(?<![a-z])(?:who|whom|which|whose)(?![a-z])|谁|哪")
 _GROUP_EN = r"(?<![a-z])(?:by|per|for each|in each|for every|each|every|across)\s+(?:the\s+)?"
 _GROUP_ZH = r"(?:各个|各|每个|每位|每一个|每一|每|按)\s*"
 
@@ -33,21 +39,25 @@ _GROUP_ZH = r"(?:各个|各|每个|每位|每一个|每一|每|按)\s*"
 class Aggregation:
     aggregates: tuple[Aggregate, ...]
     groups: tuple[str, ...]
+    havings: tuple[Where, ...] = ()
 
 
-def read_aggregation(scan: Scan, senses: dict[str, Sense]) -> Aggregation | None:
+def read_aggregation(
+    scan: Scan, senses: dict[str, Sense], nouns: frozenset[str] = frozenset()
+) -> Aggregation | None:
     """Consume an aggregate question's function, measure and groups; None when it is not one."""
     groups, spans = _groups(scan, senses)
     numeric = [s for s in senses.values() if s.column.type in ("integer", "number")]
-    for fn, pattern in _FN_WORDS:
-        if fn in ("max", "min") and not groups:
-            continue
+    for fn, pattern in FN_WORDS:
         for m in scan.find(re.compile(pattern)):
-            measure = _measure(scan, m, numeric)
-            if measure is None:
+            found = measure(scan, m, numeric)
+            if found is None:
                 continue
-            sense, span = measure
-            for s in (*spans, m.span(), span):
+            sense, span = found
+            if fn in ("max", "min") and not groups and not _asks_value(scan, m, span, nouns):
+                continue
+            cue = _VALUE_CUE.search(scan.rest) if fn in ("max", "min") else None
+            for s in (*spans, m.span(), span, *([cue.span()] if cue else [])):
                 scan.consume(*s)
             return Aggregation((Aggregate(fn=fn, field=sense.column.name),), tuple(groups))  # type: ignore[arg-type]
     count = _COUNT.search(scan.rest)
@@ -56,6 +66,25 @@ def read_aggregation(scan: Scan, senses: dict[str, Sense]) -> Aggregation | None
     for s in (*spans, count.span()):
         scan.consume(*s)
     return Aggregation((Aggregate(fn="count"),), tuple(groups))
+
+
+def _asks_value(scan: Scan, m: re.Match[str], span: tuple[int, int], nouns: frozenset[str]) -> bool:
+    """ "what is the highest salary", "最高工资是多少": the value, not the row holding it.
+
+    The column must follow its function word ("highest salary", not "salary highest"), as a
+    noun: "highest rated", "lowest paid" are superlatives that pick rows. Then a question
+    asking for a value ("what is", "是多少") reads as one, and so does one naming no row
+    ("the maximum fee"); "the employee with the highest salary", "who earns the most" stay rows.
+    """
+    word = scan.text[span[0] : span[1]]
+    if not 0 <= span[0] - m.end() <= 2 or word.endswith("ed") or word == "paid":
+        return False
+    if _VALUE_CUE.search(scan.text):
+        return True
+    rows = "|".join(re.escape(n) for n in sorted(nouns, key=len, reverse=True) if n)
+    return not _ROW_CUE.search(scan.text) and not (
+        rows and re.search(rf"(?<![a-z])(?:{rows})(?![a-z])", scan.text)
+    )
 
 
 def _groups(scan: Scan, senses: dict[str, Sense]) -> tuple[list[str], list[tuple[int, int]]]:
@@ -75,7 +104,7 @@ def _groups(scan: Scan, senses: dict[str, Sense]) -> tuple[list[str], list[tuple
     return groups, spans
 
 
-def _measure(
+def measure(
     scan: Scan, m: re.Match[str], numeric: list[Sense]
 ) -> tuple[Sense, tuple[int, int]] | None:
     """The numeric column named closest after the function word (else anywhere)."""

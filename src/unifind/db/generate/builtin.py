@@ -1,11 +1,11 @@
 """The builtin generator: rules over the model's own declarations, no model of language.
 
 Rules run in a fixed order, each consuming the words it understood so later rules don't
-read them twice: dates → aggregates → top-N and superlatives → numbers with units →
-enumerated values (and their negation) → flags ("free", "without discount", "remote") →
-negated free words → leftover words. Everything is derived from the model (names, types,
-units, descriptions, sampled values: see ``_sense``), so a new schema needs plain
-declarations, not alias lists.
+read them twice: dates → conditions on groups (having) → aggregates → top-N and
+superlatives → numbers with units → enumerated values (and their negation) → flags
+("free", "without discount", "remote") → negated free words → leftover words. Everything
+is derived from the model (names, types, units, descriptions, sampled values: see
+``_sense``), so a new schema needs plain declarations, not alias lists.
 
 Leftover words are never a silent hard filter: a word found in the searchable text read at
 introspection becomes a LIKE condition; any other word only ranks rows, and the note names
@@ -23,8 +23,9 @@ from typing import Any
 
 from unifind.db.compile import like_pattern
 from unifind.db.dsl import Order, QueryDSL, Where, validate_dsl
-from unifind.db.generate._aggregate import read_aggregation
+from unifind.db.generate._aggregate import Aggregation, read_aggregation
 from unifind.db.generate._dates import DateCondition, read_dates
+from unifind.db.generate._having import read_having
 from unifind.db.generate._numbers import read_numbers
 from unifind.db.generate._order import read_order
 from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_pattern
@@ -87,18 +88,24 @@ class BuiltinGenerator:
         senses = learn(model)
         # Dates first: "最近30天" / "last 3 days" are ranges, not "the 30 most recent".
         wheres = self._dates(scan, senses)
-        agg = read_aggregation(scan, senses)
+        known = model_words(model)
+        having = read_having(scan, senses, known, self._rates)
+        agg = (
+            Aggregation((having.aggregate,), (having.group,), (having.having,))
+            if having
+            else read_aggregation(scan, senses, known)
+        )
         orders, limit = read_order(scan, senses)
         # Values and flags before numbers: "under 900 in stock" must not bind 900 to stock;
         # a column's own values ("out_of_stock") before phrases inferred from its role.
         values = read_values(scan, senses)
         flags = read_flags(scan, senses)
         numbers, notes = read_numbers(scan, senses, self._rates)
+        notes = [*(having.notes if having else ()), *notes]
         wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
         wheres += values + flags
         wheres += _negated_words(scan, model)
         words = _keywords(scan, model)
-        known = model_words(model)
         keywords = [w for w in words if _in_vocabulary(w, model)]
         unknown = [w for w in words if w not in keywords and w not in known]
         understood = bool(wheres or orders or agg or limit)
@@ -123,6 +130,7 @@ class BuiltinGenerator:
             wheres=tuple(wheres),
             aggregates=agg.aggregates if agg else (),
             groups=agg.groups if agg else (),
+            havings=agg.havings if agg else (),
             orders=tuple(Order(field=o.column, sort=o.sort) for o in orders) if not agg else (),  # type: ignore[arg-type]
             limit=limit,
         )
