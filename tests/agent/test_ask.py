@@ -174,3 +174,10 @@ def test_empty_message_is_refused(searcher: Searcher) -> None:
         asyncio.run(searcher.plan("   "))
     long = asyncio.run(searcher.plan("word " * 5000))
     assert any("message cut" in n for n in long.notes)
+
+
+async def test_a_request_about_the_parts_as_a_whole_still_gets_them(searcher: Searcher) -> None:
+    part = Part(text="The lease ends on 1 March 2027 and renews for one year.")
+    out = await searcher.ask("summarise this", parts=[part], skip_threshold=1)
+    assert "1 March 2027" in out.text and "[ref_001]" in out.text
+    assert any("used them whole" in n for n in out.plan.notes)

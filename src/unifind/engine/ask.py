@@ -22,7 +22,7 @@ from unifind.agent.vocab import vocabulary
 from unifind.engine._util import new_request_id, only_report
 from unifind.engine.sync import SyncFacade
 from unifind.errors import InputError
-from unifind.types import Principal, Reason, SearchRequest, SearchResult, Status
+from unifind.types import Principal, Reason, SearchRequest, SearchResult, SearchResults, Status
 
 USER_COLLECTION = "_ask_{rid}"
 """The ephemeral collection of a request's attached parts (deleted when the ask ends)."""
@@ -152,8 +152,11 @@ class Asking(SyncFacade):
         out: list[SearchResult] = list(search.results)
         if user:
             first = await self.all(user, request_id=rid, principal=principal, record=False)
-            out += first.results
             hits = sum(len(r.items) for r in first.results)
+            if not hits and hidden:  # "summarise this": the question names nothing in them
+                first = await self._parts_as_they_are(user, hidden, rid, principal, plan)
+                hits = sum(len(r.items) for r in first.results)
+            out += first.results
             if skip_threshold is not None and hits >= skip_threshold:
                 plan.notes.append(
                     f"attached parts gave {hits} hits (skip_threshold {skip_threshold}): "
@@ -164,6 +167,25 @@ class Asking(SyncFacade):
             res = await self.all(rest, request_id=rid, principal=principal)
             out += res.results
         return out
+
+    async def _parts_as_they_are(
+        self,
+        user: list[SearchRequest],
+        names: set[str],
+        rid: str,
+        principal: Principal | None,
+        plan: Plan,
+    ) -> SearchResults:
+        """The attached parts searched by their own titles and opening words, so a request
+        about them as a whole ("summarise this") still gets them as references."""
+        who = self._who(principal)
+        docs = [d for n in sorted(names) for d in self.kb.documents(n, principal=who)]
+        query = " ".join(d.title for d in docs if d.title) or " ".join(d.document_id for d in docs)
+        if not query.strip():
+            return SearchResults(request_id=rid)
+        plan.notes.append("the question matched no words of the attached parts: used them whole")
+        again = [r.model_copy(update={"query": query[:2000]}) for r in user]
+        return await self.all(again, request_id=rid, principal=principal, record=False)
 
     def _except(
         self, req: SearchRequest, hidden: set[str], principal: Principal | None
