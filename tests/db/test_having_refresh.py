@@ -135,6 +135,14 @@ async def test_rows_with_the_highest_value_stay_rows(leg: DBLeg, q: str, ids: li
     assert [int(i.record_id or 0) for i in res.items][: len(ids)] == ids
 
 
+async def test_the_one_row_with_the_highest_value(leg: DBLeg) -> None:
+    res = await leg.search(SearchRequest(type="db", query="the employee with the highest salary"))
+    assert res.dsl is not None and res.dsl["limit"] == 1
+    assert [i.record_id for i in res.items] == ["6"]
+    res = await leg.search(SearchRequest(type="db", query="employees with the highest salaries"))
+    assert len(res.items) == len(ROWS)  # a plural asks for them all, in order
+
+
 def _add_hamburg(url: str) -> None:
     engine = sa.create_engine(url)
     with engine.begin() as conn:

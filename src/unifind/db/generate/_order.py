@@ -3,7 +3,8 @@
 A superlative names a column by meaning (a money, date, weight or rating column) or by
 alias ("highest discount", "评分最高"). Without a count, a superlative keeps one row when
 the noun is singular ("the cheapest laptop") or Chinese (no plural to tell), and every row
-in order when the noun is an English plural ("newest orders").
+in order when the noun is an English plural ("newest orders"); "the employee with the
+highest salary" keeps one row too.
 """
 
 from __future__ import annotations
@@ -78,8 +79,10 @@ def read_order(scan: Scan, senses: dict[str, Sense]) -> tuple[list[Ordering], in
                 limit = 1
             scan.consume(*m.span())
             orders.append(Ordering(col.name, sort))
-    by_alias = _by_alias(scan, senses, "desc" if top else None)
+    by_alias, single = _by_alias(scan, senses, "desc" if top else None)
     orders.extend(by_alias)
+    if single and limit is None:
+        limit = 1  # "the employee with the highest salary": one row
     if orders and limit is None and (lead := _COUNT_LEAD.search(scan.rest)):
         limit = int(number(lead["n"]))  # "the 2 books with the most pages"
         scan.consume(*lead.span())
@@ -103,8 +106,16 @@ def _plural_follows(scan: Scan, end: int) -> bool:
     return bool(nxt and nxt[1].endswith("s") and not nxt[1].endswith("ss"))
 
 
-def _by_alias(scan: Scan, senses: dict[str, Sense], default: str | None) -> list[Ordering]:
+#: "the employee with the highest ...": a singular noun holding the superlative.
+_SINGLE = re.compile(r"(?<![a-z])(?:the|a|an)\s+[a-z]+(?<!s)\s+(?:with|having|who has|that has)"
+                     r"\s+the\s+$")  # fmt: skip
+
+
+def _by_alias(
+    scan: Scan, senses: dict[str, Sense], default: str | None
+) -> tuple[list[Ordering], bool]:
     out: list[Ordering] = []
+    single = False
     for sense in senses.values():
         col = sense.column
         if col.type not in ("integer", "number", "date", "datetime"):
@@ -116,9 +127,12 @@ def _by_alias(scan: Scan, senses: dict[str, Sense], default: str | None) -> list
                     d = m.groupdict().get("dir") or m.groupdict().get("zdir")
                     if d:
                         sort = "desc" if re.fullmatch(_DESC_WORDS, d) else "asc"
+                    single = single or (
+                        rule_sort != "by" and bool(_SINGLE.search(scan.text[: m.start()]))
+                    )
                     scan.consume(*m.span())
                     out.append(Ordering(col.name, sort))
-    return out
+    return out, single
 
 
 @functools.lru_cache(maxsize=1024)
