@@ -177,16 +177,23 @@ def _tiny_scifact(bench: dict[str, ModuleType]) -> Any:
     return datasets.Dataset("tiny", docs, queries, qrels)
 
 
+def _unifind(peers: ModuleType, corpus: Any, home: Path, closers: list[Any]) -> Any:
+    emb = peers.QueryModel(HashEmbedder(), corpus.vectors)
+    return peers.System(peers.unifind_kb(home, emb, closers), emb)
+
+
 def test_peers_unifind_side(bench: dict[str, ModuleType], tmp_path: Path) -> None:
     pytest.importorskip("ir_measures", reason="bench-only dependency: pip install ir-measures")
     peers = bench["peers"]
     ds = _tiny_scifact(bench)
-    kb, corpus = peers.build_unifind(ds, HashEmbedder(), tmp_path)
+    corpus = peers.build_corpus(ds, HashEmbedder(), tmp_path)
+    closers: list[Any] = []
     try:
-        assert len(corpus.keys) == 200 and set(corpus.queries) == set(ds.queries.values())
-        res = peers.compare({"unifind": peers.unifind_search(kb)}, ds, repeat=1)
+        assert len(corpus.keys) == 200 and len(corpus.vectors) == 200
+        res = peers.compare({"unifind": _unifind(peers, corpus, tmp_path, closers)}, ds, repeat=1)
     finally:
-        kb.close()
+        for close in closers:
+            close()
     assert res["unifind"]["ndcg"] > 0.6  # queries are their answer's rarest words
     assert len(res["unifind"]["passes"]) == 1
 
@@ -197,21 +204,28 @@ def test_peers_side_by_side(bench: dict[str, ModuleType], tmp_path: Path) -> Non
         pytest.importorskip(mod, reason="peers live in the bench venv only (bench/.venv)")
     peers = bench["peers"]
     ds = _tiny_scifact(bench)
-    kb, corpus = peers.build_unifind(ds, HashEmbedder(), tmp_path)
+    corpus = peers.build_corpus(ds, HashEmbedder(), tmp_path)
+    closers: list[Any] = []
+
+    def peer(make: Any, **kw: Any) -> Any:
+        emb = peers.QueryModel(HashEmbedder(), corpus.vectors)
+        return peers.System(make(corpus, emb, **kw), emb)
+
     try:
         systems = {
-            "unifind": peers.unifind_search(kb),
-            "langchain": peers.langchain_search(corpus),
-            "langchain+analyser": peers.langchain_search(corpus, analyser=True),
-            "llamaindex": peers.llamaindex_search(corpus),
+            "unifind": _unifind(peers, corpus, tmp_path, closers),
+            "langchain": peer(peers.langchain_search),
+            "langchain+analyser": peer(peers.langchain_search, analyser=True),
+            "llamaindex": peer(peers.llamaindex_search),
         }
         res = peers.compare(systems, ds, repeat=2)
     finally:
-        kb.close()
+        for close in closers:
+            close()
     for name, r in res.items():
         assert r["ndcg"] > 0.5, name
         assert len(r["passes"]) == 2
     meta = {"command": "peers.py", "docs": 200, "chunks": 200, "queries": len(ds.queries),
             "versions": "test", "build_s": {}, "notes": []}  # fmt: skip
-    md = peers.render(res, "unifind", meta)
+    md = peers.render(res, meta)
     assert "| llamaindex |" in md and "| unifind |" in md
