@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Milvus Lite's in-process gRPC server logs keepalive chatter to stderr when the test
+# process exits, after pytest's summary; it is noise, not a result.
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 
 _LOOPBACK = ("127.", "::1", "localhost", "0.0.0.0")
 _real_connect = socket.socket.connect
