@@ -45,12 +45,12 @@ def test_entities_follow_the_sidecar_across_restarts(tmp_path: Path) -> None:
         [a] = ids(store.vector_search("docs", vec(1, 0, 0, 0), limit=5))
     assert (tmp_path / "m" / "milvus.db").is_dir() and (tmp_path / "m" / "kb.sqlite").is_file()
     with MilvusStore(url) as store:  # resumes from the position stored in Milvus
-        assert store._stored_seq(store._mname(1)) > 0
+        assert store._stored_seq(1) > 0
         store.upsert_document("docs", doc("b"), [chunk(0, "b", vector=vec(0, 1, 0, 0))])
         store.delete_document("docs", "a")
         [b] = ids(store.vector_search("docs", vec(1, 0, 0, 0), limit=5))
         assert b != a
-        got = store.client.query(store._mname(1), filter="id >= 0", output_fields=["id"])
+        got = store.client.query(store._ename(1), filter="id >= 0", output_fields=["id"])
         assert sorted(int(r["id"]) for r in got) == [0, int(b)]  # b and the position marker
 
 

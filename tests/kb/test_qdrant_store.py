@@ -42,7 +42,7 @@ def test_points_follow_the_sidecar_across_restarts(tmp_path: Path) -> None:
         store.delete_document("docs", "a")
         [b] = ids(store.vector_search("docs", vec(1, 0, 0, 0), limit=5))
         assert b != a
-        qname = store._qname(1)
+        qname = store._ename(1)
         assert store.client.count(qname).count == 2  # b and the position marker
 
 

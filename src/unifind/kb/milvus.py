@@ -30,7 +30,6 @@ filtered ANN at 1 % selectivity misses what exact search finds.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -40,19 +39,19 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind._deps import require
-from unifind.errors import InputError
 from unifind.kb import _remote
-from unifind.kb._follow import _net_changes, load_vectors, read_head
+from unifind.kb._follow import load_vectors, read_head
 from unifind.kb._schema import snapshot
-from unifind.kb.base import CollectionInfo, Hit
-from unifind.kb.sqlite import SQLiteStore, _check_search
+from unifind.kb._sidecar import SidecarVectorStore
+from unifind.kb.base import Hit
+from unifind.kb.sqlite import _check_search
 
 _META = 0  # entity 0 carries the applied change-log position; chunk ids start at 1
 _BATCH = 512
 _TOPK_MAX = 16_384  # Milvus refuses a larger limit
 
 
-class MilvusStore(SQLiteStore):
+class MilvusStore(SidecarVectorStore):
     """Vectors in Milvus (Lite in-process, or a server), everything else in a SQLite sidecar."""
 
     name = "milvus"
@@ -62,8 +61,7 @@ class MilvusStore(SQLiteStore):
     ) -> None:
         parts = urlsplit(url if "://" in url else f"milvus://{url}")
         query = dict(parse_qsl(parts.query))
-        self.url, self.exact_below = url, exact_below
-        self.prefix = query.get("prefix", "unifind_")
+        self.exact_below = exact_below
         self.index = query.get("index", "FLAT").upper()
         args: dict[str, Any] = {"timeout": float(query.get("timeout", 10))}
         if ":" not in parts.netloc and "+" not in parts.scheme:  # a path, not host:port
@@ -83,84 +81,31 @@ class MilvusStore(SQLiteStore):
             sidecar = Path(query.get("sidecar", base / f"kb-milvus-{parts.hostname}.sqlite"))
             self.lite = False
         self._client_args = args
-        self._client: Any = None
-        self._mlock = threading.RLock()  # one client, serialised: its calls aren't reentrant
-        self._seqs: dict[int, int] = {}
         self._loaded: set[str] = set()
-        super().__init__(sidecar, hnsw_threshold=1 << 62)
+        super().__init__(sidecar, url, query.get("prefix", "unifind_"))
 
-    def __repr__(self) -> str:
-        return f"MilvusStore({_remote.redact(self.url)!r})"
+    def _connect(self) -> Any:
+        pm = require("pymilvus", "milvus")
+        if self.lite:
+            Path(self._client_args["uri"]).parent.mkdir(parents=True, exist_ok=True)
+        return pm.MilvusClient(**self._client_args)
 
-    @property
-    def client(self) -> Any:
-        with self._mlock:
-            if self._client is None:
-                pm = require("pymilvus", "milvus")
-                if self.lite:
-                    Path(self._client_args["uri"]).parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    self._client = pm.MilvusClient(**self._client_args)
-                except Exception as exc:  # unreachable server, or a Lite folder in use
-                    raise _remote.unreachable(self.url, exc) from None
-            return self._client
+    def _is_connection_error(self, exc: BaseException) -> bool:
+        return _is_connection_error(exc)
 
-    def close(self) -> None:
-        with self._mlock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
-                self._loaded.clear()
-        super().close()
+    def _ping(self, client: Any) -> None:
+        client.list_collections()
 
-    def _mname(self, coll_id: int) -> str:
-        return f"{self.prefix}{coll_id}"
+    def _closing(self) -> None:
+        self._loaded.clear()
 
-    # ---- collections: the sidecar's, plus a Milvus collection per vector collection ----
-
-    def create_collection(
-        self,
-        name: str,
-        *,
-        embedder: str | None,
-        dim: int | None,
-        analyzer: str = "auto",
-        description: str = "",
-        metadata: Mapping[str, Any] | None = None,
-        exist_ok: bool = False,
-    ) -> CollectionInfo:
-        if dim is not None:  # reach the server before the sidecar records anything
-            self._call(lambda c: c.list_collections())
-        info = super().create_collection(
-            name, embedder=embedder, dim=dim, analyzer=analyzer, description=description,
-            metadata=metadata, exist_ok=exist_ok,
-        )  # fmt: skip
-        if info.dim is not None:
-            self._ensure(read_head(self._conn(), name).id, info.dim)
-        return info
-
-    def delete_collection(self, name: str) -> None:
-        head = read_head(self._conn(), name)
-        super().delete_collection(name)
-        if head.dim is not None:
-            self._call(lambda c: c.drop_collection(self._mname(head.id)))
-        self._loaded.discard(self._mname(head.id))
-        self._seqs.pop(head.id, None)
-
-    def _call(self, fn: Any) -> Any:
-        with self._mlock:
-            try:
-                return fn(self.client)
-            except InputError:
-                raise
-            except Exception as exc:
-                if _is_connection_error(exc):
-                    raise _remote.unreachable(self.url, exc) from None
-                raise
+    def _drop(self, coll_id: int) -> None:
+        self._call(lambda c: c.drop_collection(self._ename(coll_id)))
+        self._loaded.discard(self._ename(coll_id))
 
     def _ensure(self, coll_id: int, dim: int) -> None:
         pm = require("pymilvus", "milvus")
-        mname = self._mname(coll_id)
+        mname = self._ename(coll_id)
         if mname in self._loaded:
             return
 
@@ -181,39 +126,15 @@ class MilvusStore(SQLiteStore):
         self._call(make)
         self._loaded.add(mname)
 
-    # ---- the follower ----------------------------------------------------------------
+    # ---- the follower's engine part (``_sidecar.SidecarVectorStore._catch_up``) -------
 
-    def _catch_up(self, name: str) -> tuple[int, int]:
-        """Apply the sidecar's committed changes to Milvus; ``(collection id, dim)``."""
-        conn = self._conn()
-        with snapshot(conn):
-            head = read_head(conn, name)
-            assert head.dim is not None
-            self._ensure(head.id, head.dim)
-            mname = self._mname(head.id)
-            seq = self._seqs.get(head.id)
-            if seq is None:
-                seq = self._stored_seq(mname)
-            if seq == head.seq:
-                return head.id, head.dim
-            if seq < head.floor or seq > head.seq:  # log trimmed past us, or a recreated file
-                self._call(lambda c: c.drop_collection(mname))
-                self._loaded.discard(mname)
-                self._ensure(head.id, head.dim)
-                added: list[int] | None = None
-                deleted: list[int] = []
-            else:
-                added, deleted = _net_changes(conn, head, seq)
-            rows = load_vectors(conn, head.id, added)
-        self._apply(mname, head.dim, rows, deleted, head.seq)
-        self._seqs[head.id] = head.seq
-        return head.id, head.dim
-
-    def _stored_seq(self, mname: str) -> int:
+    def _stored_seq(self, coll_id: int) -> int:
+        mname = self._ename(coll_id)
         got = self._call(lambda c: c.get(mname, ids=[_META], output_fields=["seq"]))
         return int(got[0]["seq"]) if got else 0
 
-    def _apply(self, mname: str, dim: int, rows: list[Any], deleted: list[int], seq: int) -> None:
+    def _apply(self, coll_id: int, dim: int, rows: list[Any], deleted: list[int], seq: int) -> None:
+        mname = self._ename(coll_id)
         if deleted:
             self._call(lambda c: c.delete(mname, ids=deleted))
         for i in range(0, len(rows), _BATCH):
@@ -254,7 +175,7 @@ class MilvusStore(SQLiteStore):
             if len(allowed) <= self.exact_below:
                 return self._exact(collection, head.id, head.dim, query, limit, allowed)
         coll_id, _ = self._catch_up(collection)
-        hits = self._query(self._mname(coll_id), query, limit, allowed)
+        hits = self._query(self._ename(coll_id), query, limit, allowed)
         live = self.get_chunks(collection, [str(h[0]) for h in hits])
         # Sidecar first: an entity whose chunk is gone (a later delete) is never returned.
         return [Hit(str(i), s) for i, s in hits if str(i) in live][:limit]

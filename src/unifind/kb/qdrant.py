@@ -1,14 +1,8 @@
 """The Qdrant KB store: Qdrant holds and searches the vectors; a SQLite file stays the record.
 
-Qdrant's own full-text index tokenises differently from unifind's analyser, so BM25 stays
-ours: documents, chunks, terms, collection metadata (the ACL) and the change log live in
-a SQLite sidecar (the embedded store's schema), and Qdrant is a *derived* vector index
-that follows the sidecar's change log before every vector query, like the embedded
-store's in-memory indexes (``_follow.py``). So a writer killed mid-ingest leaves nothing
-visible (the SQLite transaction never committed; points it never wrote can't exist, and
-points of chunks that don't exist are never returned), and chunk ids are the sidecar's
-(never reused). The applied position is a payload on point 0, so a restarted process
-resumes instead of re-uploading.
+Qdrant holds a derived vector index per collection; documents, chunks, terms, the ACL and
+BM25 stay in a SQLite sidecar it follows (see ``_sidecar.py``). The applied position is a
+payload on point 0.
 
 URLs: ``qdrant://./path`` or ``qdrant:///abs/path`` (no port) runs Qdrant's local mode
 in-process (``qdrant-client``; one process at a time); ``qdrant://host:6333`` (a port) or
@@ -21,7 +15,6 @@ HNSW is good, but exact is exact, and cheap at 1 % selectivity.
 
 from __future__ import annotations
 
-import threading
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,18 +25,17 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind._deps import require
-from unifind.errors import InputError
 from unifind.kb import _remote
-from unifind.kb._follow import _net_changes, load_vectors, read_head
-from unifind.kb._schema import snapshot
-from unifind.kb.base import CollectionInfo, Hit
-from unifind.kb.sqlite import SQLiteStore, _check_search
+from unifind.kb._follow import read_head
+from unifind.kb._sidecar import SidecarVectorStore
+from unifind.kb.base import Hit
+from unifind.kb.sqlite import _check_search
 
 _META = 0  # point 0 carries the applied change-log position; chunk ids start at 1
 _BATCH = 512
 
 
-class QdrantStore(SQLiteStore):
+class QdrantStore(SidecarVectorStore):
     """Vectors in Qdrant (local mode or a server), everything else in a SQLite sidecar."""
 
     name = "qdrant"
@@ -53,8 +45,7 @@ class QdrantStore(SQLiteStore):
     ) -> None:
         parts = urlsplit(url if "://" in url else f"qdrant://{url}")
         query = dict(parse_qsl(parts.query))
-        self.url, self.exact_below = url, exact_below
-        self.prefix = query.get("prefix", "unifind_")
+        self.exact_below = exact_below
         if ":" not in parts.netloc and "+" not in parts.scheme:  # a path, not host:port
             folder = Path(parts.netloc + parts.path).expanduser()
             self._client_args: dict[str, Any] = {"path": str(folder / "qdrant")}
@@ -70,81 +61,27 @@ class QdrantStore(SQLiteStore):
                 self._client_args["api_key"] = query["api_key"]
             base = Path(home or Path("~/.unifind").expanduser())
             sidecar = Path(query.get("sidecar", base / f"kb-qdrant-{parts.hostname}.sqlite"))
-        self._client: Any = None
-        self._qlock = threading.RLock()  # local mode is not thread-safe
-        self._seqs: dict[int, int] = {}
-        super().__init__(sidecar, hnsw_threshold=1 << 62)
+        super().__init__(sidecar, url, query.get("prefix", "unifind_"))
 
-    def __repr__(self) -> str:
-        return f"QdrantStore({_remote.redact(self.url)!r})"
+    def _connect(self) -> Any:
+        qc = require("qdrant_client", "qdrant")
+        with warnings.catch_warnings():
+            # "Api key is used with an insecure connection": the user chose http.
+            warnings.simplefilter("ignore", UserWarning)
+            return qc.QdrantClient(**self._client_args)
 
-    @property
-    def client(self) -> Any:
-        with self._qlock:
-            if self._client is None:
-                qc = require("qdrant_client", "qdrant")
-                try:
-                    with warnings.catch_warnings():
-                        # "Api key is used with an insecure connection": the user chose http.
-                        warnings.simplefilter("ignore", UserWarning)
-                        self._client = qc.QdrantClient(**self._client_args)
-                except Exception as exc:  # local mode: the folder is locked or unreadable
-                    raise _remote.unreachable(self.url, exc) from None
-            return self._client
+    def _is_connection_error(self, exc: BaseException) -> bool:
+        return _is_connection_error(exc)
 
-    def close(self) -> None:
-        with self._qlock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
-        super().close()
+    def _ping(self, client: Any) -> None:
+        client.get_collections()
 
-    def _qname(self, coll_id: int) -> str:
-        return f"{self.prefix}{coll_id}"
-
-    # ---- collections: the sidecar's, plus a Qdrant collection per vector collection ----
-
-    def create_collection(
-        self,
-        name: str,
-        *,
-        embedder: str | None,
-        dim: int | None,
-        analyzer: str = "auto",
-        description: str = "",
-        metadata: Mapping[str, Any] | None = None,
-        exist_ok: bool = False,
-    ) -> CollectionInfo:
-        if dim is not None:  # reach the server before the sidecar records anything
-            self._call(lambda c: c.get_collections())
-        info = super().create_collection(
-            name, embedder=embedder, dim=dim, analyzer=analyzer, description=description,
-            metadata=metadata, exist_ok=exist_ok,
-        )  # fmt: skip
-        if info.dim is not None:
-            self._ensure(read_head(self._conn(), name).id, info.dim)
-        return info
-
-    def delete_collection(self, name: str) -> None:
-        coll_id = read_head(self._conn(), name).id
-        super().delete_collection(name)
-        self._call(lambda c: c.delete_collection(self._qname(coll_id)))
-        self._seqs.pop(coll_id, None)
-
-    def _call(self, fn: Any) -> Any:
-        with self._qlock:
-            try:
-                return fn(self.client)
-            except InputError:
-                raise
-            except Exception as exc:
-                if _is_connection_error(exc):
-                    raise _remote.unreachable(self.url, exc) from None
-                raise
+    def _drop(self, coll_id: int) -> None:
+        self._call(lambda c: c.delete_collection(self._ename(coll_id)))
 
     def _ensure(self, coll_id: int, dim: int) -> None:
         models = require("qdrant_client.models", "qdrant")
-        qname = self._qname(coll_id)
+        qname = self._ename(coll_id)
 
         def make(c: Any) -> None:
             if not c.collection_exists(qname):
@@ -153,39 +90,16 @@ class QdrantStore(SQLiteStore):
 
         self._call(make)
 
-    # ---- the follower ----------------------------------------------------------------
+    # ---- the follower's engine part (``_sidecar.SidecarVectorStore._catch_up``) -------
 
-    def _catch_up(self, name: str) -> tuple[int, int]:
-        """Apply the sidecar's committed changes to Qdrant; ``(collection id, dim)``."""
-        conn = self._conn()
-        with snapshot(conn):
-            head = read_head(conn, name)
-            assert head.dim is not None
-            self._ensure(head.id, head.dim)
-            qname = self._qname(head.id)
-            seq = self._seqs.get(head.id)
-            if seq is None:
-                seq = self._stored_seq(qname)
-            if seq == head.seq:
-                return head.id, head.dim
-            if seq < head.floor or seq > head.seq:  # log trimmed past us, or a recreated file
-                self._call(lambda c: c.delete_collection(qname))
-                self._ensure(head.id, head.dim)
-                added: list[int] | None = None
-                deleted: list[int] = []
-            else:
-                added, deleted = _net_changes(conn, head, seq)
-            rows = load_vectors(conn, head.id, added)
-        self._apply(qname, head.dim, rows, deleted, head.seq)
-        self._seqs[head.id] = head.seq
-        return head.id, head.dim
-
-    def _stored_seq(self, qname: str) -> int:
+    def _stored_seq(self, coll_id: int) -> int:
+        qname = self._ename(coll_id)
         got = self._call(lambda c: c.retrieve(qname, [_META], with_payload=True))
         return int(got[0].payload["seq"]) if got else 0
 
-    def _apply(self, qname: str, dim: int, rows: list[Any], deleted: list[int], seq: int) -> None:
+    def _apply(self, coll_id: int, dim: int, rows: list[Any], deleted: list[int], seq: int) -> None:
         models = require("qdrant_client.models", "qdrant")
+        qname = self._ename(coll_id)
         if deleted:
             selector = models.PointIdsList(points=deleted)
             self._call(lambda c: c.delete(qname, points_selector=selector, wait=True))
@@ -220,7 +134,7 @@ class QdrantStore(SQLiteStore):
             allowed = self._allowed(conn, read_head(conn, collection), where).tolist()
             if not allowed:
                 return []
-        hits = self._query(self._qname(coll_id), query, limit, allowed)
+        hits = self._query(self._ename(coll_id), query, limit, allowed)
         live = self.get_chunks(collection, [str(h[0]) for h in hits])
         # Sidecar first: a point whose chunk is gone (a later delete) is never returned.
         return [Hit(str(i), s) for i, s in hits if str(i) in live][:limit]
