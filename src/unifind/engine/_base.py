@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from unifind.cite import CitationContext
 from unifind.config import Settings, load_settings
+from unifind.kb._sync import LoopThread
 from unifind.types import Principal, SearchRequest, SearchResult
 
 if TYPE_CHECKING:  # imported where used: SQLAlchemy and the KB stack cost ~0.2 s at start-up
@@ -46,9 +45,7 @@ class SearcherBase:
         self._records = records
         self._legs: dict[str, Any] = dict(legs or {})
         self._contexts: OrderedDict[str, CitationContext] = OrderedDict()
-        self._loop: asyncio.AbstractEventLoop | None = None  # the sync facade's loop
-        self._loop_thread: threading.Thread | None = None
-        self._loop_lock = threading.Lock()
+        self._sync_loop = LoopThread("unifind-sync")  # the sync facade's loop
 
     @property
     def kb(self) -> KnowledgeBase:
