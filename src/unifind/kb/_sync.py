@@ -63,4 +63,4 @@ def refuse_inside_loop(coro: Coroutine[Any, Any, Any]) -> None:
     except RuntimeError:
         return
     coro.close()
-    raise RuntimeError("called a *_sync method inside an event loop: await the async one instead")
+    raise RuntimeError("called a *_sync method inside an event loop: await it instead")
