@@ -86,6 +86,19 @@ class ServerSettings(BaseModel):
     """Require ``Authorization: Bearer <key>``; off is allowed only on a loopback host."""
 
 
+class TelemetrySettings(BaseModel):
+    """Progress messages and OpenTelemetry (docs/observability.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    otel: bool = False
+    """Export OpenTelemetry spans of every search and ask (``UNIFIND_OTEL=1`` also turns it
+    on); needs ``pip install "unifind[otel]"``."""
+    lang: Literal["en", "zh"] = "en"
+    """Default language of progress messages where the caller names none (the CLI's
+    ``--lang``, an HTTP ``Accept-Language`` header name one)."""
+
+
 class Settings(BaseModel):
     """Everything unifind reads from configuration."""
 
@@ -127,6 +140,7 @@ class Settings(BaseModel):
     ``web.<provider>:`` mapping holds that plug's options (``api_key``, ``base_url``, ...)."""
     db: dict[str, Any] = Field(default_factory=dict)
     """The database leg (keys and types in :class:`unifind._sections.DBSection`)."""
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
 
     @model_validator(mode="before")
