@@ -1,5 +1,5 @@
-"""Typed checks of the legs' config sections (``web:``, ``db:``, ``timeouts:``), env
-overrides for every typed key, and "did you mean" for a misspelt one (issue #9).
+"""Typed checks of the config sections (``web:``, ``db:``, ``timeouts:``, ``ask:``), env
+overrides for every typed key, and "did you mean" for a misspelt one (issues #9, #10).
 
 The legs read their sections as plain mappings (a provider's own ``web.<name>:`` options
 are free-form); these models only check them: known keys get their types (``timeout_s:
@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 
 def did_you_mean(word: str, valid: Iterable[str]) -> str:
@@ -81,6 +89,62 @@ class Timeouts(BaseModel):
     db: float | None = Field(default=None, gt=0)
 
 
+#: The forms of a stage's ``uses`` (DESIGN §9); the answer has no rule-based or MCP form.
+_STAGE_USES = re.compile(r"builtin|none|agent:\S+|mcp:[^.\s]+\.\S+")
+_ANSWER_USES = re.compile(r"builtin|none|agent:\S+")
+
+
+class AskUses(BaseModel):
+    """``ask.uses``: which implementation runs each stage of the agent pipeline."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    intent: str = "builtin"
+    """Whether to search and which legs: ``builtin`` (rules), ``none`` (never search),
+    ``agent:<profile>`` or ``mcp:<server>.<tool>``."""
+    keywords: str = "builtin"
+    """The web query's keywords: ``builtin`` (frequency-based), ``none`` (the message),
+    ``agent:<profile>`` or ``mcp:<server>.<tool>``."""
+    answer: str = "builtin"
+    """Who answers: ``builtin`` (the ``answer`` profile when there is one, else extractive),
+    ``none`` (extractive) or ``agent:<profile>``."""
+
+    @field_validator("intent", "keywords", "answer")
+    @classmethod
+    def _form(cls, v: str, info: ValidationInfo) -> str:
+        stage = info.field_name
+        if stage == "answer" and not _ANSWER_USES.fullmatch(v):
+            raise ValueError(f"answer uses {v!r}: write builtin, none or agent:<profile>")
+        if not _STAGE_USES.fullmatch(v):
+            forms = "builtin, none, agent:<profile> or mcp:<server>.<tool>"
+            raise ValueError(f"{stage} uses {v!r}: write {forms}")
+        return v
+
+
+class AskSection(BaseModel):
+    """``ask:``: the agent pipeline's settings; each of ``assistants:`` is a partial one
+    (only what it sets is layered over this section, DESIGN §9)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    uses: AskUses = Field(default_factory=AskUses)
+    skip_threshold: int | None = Field(default=None, ge=1)
+    """Skip the other legs when the attached parts alone give this many hits (None: never)."""
+    top_n: int = Field(default=8, ge=1, le=50)
+    """References given to the answer."""
+    hooks: list[str] = Field(default_factory=list)
+    """Hooks run on every plan, as import paths (``mypkg.hooks:add_faq`` or
+    ``mypkg.hooks.add_faq``), before the request's own; ``UNIFIND_ASK_HOOKS`` is a comma list."""
+    deadline_s: float = Field(default=60.0, gt=0, le=3600)
+    """The whole ask's deadline in seconds: searches still running then are cancelled and
+    reported ``degraded``/``timeout``, and the answer is made from what came."""
+
+    @field_validator("hooks", mode="before")
+    @classmethod
+    def _comma_list(cls, v: Any) -> Any:
+        return [h.strip() for h in v.split(",") if h.strip()] if isinstance(v, str) else v
+
+
 def checked(model: type[BaseModel], data: Any) -> dict[str, Any]:
     """``data`` validated by ``model``, as the mapping the leg reads (typed values, the
     keys the user wrote and nothing else)."""
@@ -94,14 +158,32 @@ _ENV_SECTIONS: dict[str, tuple[str, ...]] = {
     "web": tuple(k for k in WebSection.model_fields if not k.endswith("_provider")),
     "db": tuple(k for k in DBSection.model_fields if k not in ("models", "currency_rates")),
     "timeouts": tuple(Timeouts.model_fields),
+    "ask": tuple(k for k in AskSection.model_fields if k != "uses"),
+    "ask.uses": tuple(AskUses.model_fields),  # UNIFIND_ASK_USES_INTENT, ...
 }
 
 
-def env_overrides(data: dict[str, Any], sections: Mapping[str, Iterable[str]]) -> None:
-    """Apply ``UNIFIND_<SECTION>_<KEY>`` for every typed key of every section, in place."""
+def env_overrides(data: dict[str, Any], sections: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    """Apply ``UNIFIND_<SECTION>_<KEY>`` for every typed key of every section, in place;
+    returns the dotted keys set, each with its variable (``{"ask.top_n": "UNIFIND_ASK_TOP_N"}``)."""
+    applied: dict[str, str] = {}
     for section, keys in {**_ENV_SECTIONS, **sections}.items():
+        path = section.split(".")
         for key in keys:
-            value = os.environ.get(f"UNIFIND_{section}_{key}".upper())
-            if value is not None:
-                current = data.get(section)
-                data[section] = {**(current if isinstance(current, dict) else {}), key: value}
+            var = "UNIFIND_" + "_".join([*path, key]).upper()
+            if (value := os.environ.get(var)) is not None:
+                _put(data, [*path, key], value)
+                applied[f"{section}.{key}"] = var
+    return applied
+
+
+def _put(data: dict[str, Any], path: list[str], value: Any) -> None:
+    """``data[a][b]... = value``, copying (never mutating) the mappings on the way."""
+    head, *rest = path
+    if not rest:
+        data[head] = value
+        return
+    current = data.get(head)
+    inner = dict(current) if isinstance(current, Mapping) else {}
+    _put(inner, rest, value)
+    data[head] = inner

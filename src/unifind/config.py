@@ -1,9 +1,15 @@
-"""Settings: defaults < YAML file < environment (``UNIFIND_*``) < explicit arguments."""
+"""Settings: defaults < YAML file < environment (``UNIFIND_*``) < explicit arguments.
+
+:func:`load_settings` remembers which of those layers set each value
+(:meth:`Settings.layer_of`), for ``unifind config show --explain`` and the ask pipeline's
+own layers (:mod:`unifind.agent.layers`).
+"""
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -12,12 +18,23 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
+    field_serializer,
     field_validator,
     model_validator,
 )
 
-from unifind._sections import DBSection, Timeouts, WebSection, checked, did_you_mean, env_overrides
+from unifind._sections import (
+    AskSection,
+    AskUses,
+    DBSection,
+    Timeouts,
+    WebSection,
+    checked,
+    did_you_mean,
+    env_overrides,
+)
 from unifind.errors import ConfigError, describe
 from unifind.types import Principal
 
@@ -142,6 +159,14 @@ class Settings(BaseModel):
     """The database leg (keys and types in :class:`unifind._sections.DBSection`)."""
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    ask: AskSection = Field(default_factory=AskSection)
+    """The agent pipeline (``Searcher.ask``): each stage's ``uses``, hooks, ``top_n`` ..."""
+    assistants: dict[str, AskSection] = Field(default_factory=dict)
+    """Named assistants, each a partial ``ask`` section layered over it when a request
+    names the assistant (``assistant="support"``, ``unifind ask --assistant support``)."""
+
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+    _file: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
     @classmethod
@@ -185,6 +210,33 @@ class Settings(BaseModel):
     def _timeouts(cls, v: Any) -> Any:
         return {k: t for k, t in checked(Timeouts, v).items() if t is not None}
 
+    @field_serializer("assistants")
+    def _partial(self, assistants: dict[str, AskSection]) -> dict[str, Any]:
+        # An assistant holds only what it overrides; its defaults would read as choices.
+        return {k: a.model_dump(mode="json", exclude_unset=True) for k, a in assistants.items()}
+
+    def layers(self) -> dict[str, str]:
+        """Every effective setting, as a dotted key (``ask.uses.intent``), with the layer
+        that set it: ``file:<path>``, ``env:<VAR>``, ``argument`` (of :func:`load_settings`),
+        ``settings`` (set in code) or ``default``."""
+        mine, defaults = flatten(self.model_dump(mode="json")), flatten(_defaults())
+        return {key: self._layer(key, value, defaults) for key, value in mine.items()}
+
+    def layer_of(self, key: str) -> str:
+        """The layer that set one dotted ``key`` (see :meth:`layers`)."""
+        mine = flatten(self.model_dump(mode="json"))
+        return self._layer(key, mine.get(key, _MISSING), flatten(_defaults()))
+
+    def _layer(self, key: str, value: Any, defaults: Mapping[str, Any]) -> str:
+        parts = key.split(".")
+        for n in range(len(parts), 0, -1):
+            if (found := self._sources.get(".".join(parts[:n]))) is not None:
+                return found
+        if defaults.get(key, _MISSING) == value:
+            return "default"
+        # Set but named nowhere: a value the file gave in another form (``db.agents``).
+        return self._file or "settings"
+
     @property
     def kb_path(self) -> Path:
         return self.home / "kb.sqlite"
@@ -209,15 +261,36 @@ _ENV_TOP = ("records", "records_url", "redis_url", "redis_prefix", "citation_ttl
 _MODELS: dict[tuple[str, ...], type[BaseModel]] = {}
 
 
+_MISSING = object()
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """A nested mapping as dotted keys (``{"ask.uses.intent": "builtin"}``); lists and empty
+    mappings are values."""
+    if not isinstance(value, Mapping) or (not value and prefix):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for key, inner in value.items():
+        out.update(flatten(inner, f"{prefix}.{key}" if prefix else str(key)))
+    return out
+
+
+def _defaults() -> dict[str, Any]:
+    return Settings().model_dump(mode="json")
+
+
 def _explain(exc: ValidationError) -> str:
     """:func:`describe`, with "did you mean" for an unknown key of a typed section."""
     if not _MODELS:
         _MODELS.update({(): Settings, ("kb",): KBSettings, ("server",): ServerSettings})
         _MODELS.update({("timeouts",): Timeouts, ("db",): DBSection})
+        _MODELS.update({("ask",): AskSection, ("ask", "uses"): AskUses})
     hints = []
     for err in exc.errors():
         loc = tuple(str(p) for p in err.get("loc", ()))
-        model = _MODELS.get(loc[:-1])
+        # An assistant is a partial ask section: ``assistants.<name>.uses.x`` is ``ask.uses.x``.
+        section = ("ask", *loc[2:-1]) if loc[:1] == ("assistants",) else loc[:-1]
+        model = _MODELS.get(section)
         if err.get("type") == "extra_forbidden" and model is not None:
             hints.append(f"{'.'.join(loc)}: unknown key{did_you_mean(loc[-1], model.model_fields)}")
     return "; ".join(hints) if len(hints) == len(exc.errors()) else describe(exc)
@@ -242,7 +315,9 @@ def find_config() -> Path | None:
 def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) -> Settings:
     """Read settings from ``path`` (else :func:`find_config`), then the environment."""
     data: dict[str, Any] = {}
+    sources: dict[str, str] = {}  # dotted key -> the layer that set it
     path = path or find_config()
+    where = f"file:{Path(path).absolute()}" if path else None
     if path:
         try:
             loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
@@ -251,14 +326,20 @@ def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) 
         if not isinstance(loaded, dict):
             raise ConfigError(f"config {path} must be a mapping, got {type(loaded).__name__}")
         data.update(loaded)
+        sources.update(dict.fromkeys(flatten(loaded), f"file:{Path(path).absolute()}"))
     if home := os.environ.get("UNIFIND_HOME"):
-        data["home"] = home
+        data["home"], sources["home"] = home, "env:UNIFIND_HOME"
     if emb := os.environ.get("UNIFIND_EMBEDDER"):
         data.setdefault("kb", {})["embedder"] = emb
+        sources["kb.embedder"] = "env:UNIFIND_EMBEDDER"
     for key in _ENV_TOP:  # UNIFIND_REDIS_URL, UNIFIND_RECORDS, ...
-        if (value := os.environ.get(f"UNIFIND_{key.upper()}")) is not None:
-            data[key] = value
-    env_overrides(data, {"kb": KBSettings.model_fields, "server": ServerSettings.model_fields})
+        if (value := os.environ.get(var := f"UNIFIND_{key.upper()}")) is not None:
+            data[key], sources[key] = value, f"env:{var}"
+    typed = {"kb": KBSettings.model_fields, "server": ServerSettings.model_fields}
+    sources.update({k: f"env:{var}" for k, var in env_overrides(data, typed).items()})
+    # An argument replaces its whole top-level key, whatever the file or environment said.
+    sources = {k: v for k, v in sources.items() if k.split(".")[0] not in overrides}
+    sources.update(dict.fromkeys(flatten(overrides), "argument"))
     data.update(overrides)
     try:
         settings = Settings.model_validate(data)
@@ -266,4 +347,5 @@ def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) 
         where = f" in {path}" if path else ""
         raise ConfigError(f"invalid configuration{where}: {_explain(exc)}") from exc
     settings.home = Path(settings.home).expanduser()
+    settings._sources, settings._file = sources, where
     return settings

@@ -1,7 +1,9 @@
-"""`unifind config`: which file is used, the effective settings, checking a file."""
+"""`unifind config`: which file is used, the effective settings (and, with ``--explain``,
+the layer each came from), checking a file."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -11,7 +13,7 @@ import typer
 from rich.markup import escape
 
 from unifind.cli._out import console, friendly_errors, print_error, print_json
-from unifind.config import config_candidates, find_config, load_settings
+from unifind.config import Settings, config_candidates, find_config, flatten, load_settings
 from unifind.errors import ConfigError
 
 config_app = typer.Typer(
@@ -71,10 +73,21 @@ def show(
         typer.Option("--config", metavar="FILE", help="Show this file's settings instead."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Every setting as a dotted key, with the layer it came from (default, "
+            "file, env var), and each assistant's effective ask settings.",
+        ),
+    ] = False,
 ) -> None:
     """Print the effective settings (file, environment and defaults); secrets masked."""
     with friendly_errors():
         settings = load_settings(file)
+        if explain:
+            _explain(settings, as_json)
+            return
     data = mask(settings.model_dump(mode="json"))
     if as_json:
         print_json(data)
@@ -105,6 +118,43 @@ def check(
         print_error(" ".join(str(exc).split()))
         raise typer.Exit(2) from exc
     console.print(f"{escape(str(target))}: valid", soft_wrap=True)
+
+
+def explained(settings: Settings) -> dict[str, Any]:
+    """``{"settings": {key: {value, layer}}, "assistants": {name: {key: {value, layer}}}}``:
+    every setting flattened to a dotted key, and each assistant's effective ``ask.*``."""
+    from unifind.agent.layers import merge, settings_layers
+
+    layers = settings.layers()
+    values = flatten(mask(settings.model_dump(mode="json")))
+    out: dict[str, Any] = {
+        "settings": {k: {"value": v, "layer": layers[k]} for k, v in values.items()},
+        "assistants": {},
+    }
+    for name in settings.assistants:
+        eff = merge(settings_layers(settings, name))
+        out["assistants"][name] = {
+            f"ask.{k}": {"value": v, "layer": eff.layers[k]} for k, v in eff.values.items()
+        }
+    return out
+
+
+def _explain(settings: Settings, as_json: bool) -> None:
+    data = explained(settings)
+    if as_json:
+        print_json(data)
+        return
+    blocks = [("", data["settings"])]
+    blocks += [(f"assistant {n}: the ask settings of a request naming it", rows)
+               for n, rows in data["assistants"].items()]  # fmt: skip
+    for title, rows in blocks:
+        if title:
+            console.print(f"\n# {escape(title)}")
+        width = max(map(len, rows), default=0)
+        for key, row in rows.items():
+            value = json.dumps(row["value"], ensure_ascii=False)
+            line = f"{key:<{width}} = {value}  # {row['layer']}"
+            console.print(escape(line), soft_wrap=True)
 
 
 def mask(value: Any, key: str = "") -> Any:
