@@ -3,15 +3,26 @@
 A :class:`Trace` has one ``search`` node with a child per request (leg); nodes move
 pending → running → completed | failed and keep timestamped logs. Every change is also
 an :class:`Event` pushed to subscribers, which is what the CLI's ``--stream``, the HTTP
-API's server-sent events and the MCP server's progress notifications consume.
+API's server-sent events and the MCP server's progress notifications consume, and every
+node start and finish goes to the trace's observers (OpenTelemetry spans,
+:mod:`unifind.engine.otel`).
+
+Every user-visible word of a progress line comes from :data:`MESSAGES` (the sentences)
+and :data:`LABELS` (the words put into them: leg names, statuses, reasons, event kinds).
+Backend and collection names are proper names and are shown as they are.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
+
+log = logging.getLogger("unifind.trace")
 
 NodeStatus = Literal["pending", "running", "completed", "failed"]
 EventKind = Literal["loading", "leg", "found", "partial", "failed", "none", "done"]
@@ -27,6 +38,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "failed": "Search failed: none of the {total} sources answered",
         "none": "No references found",
         "done": "Done",
+        "searching": "searching {legs}",
+        "report_ok": "{leg}/{backend}: {status}, {hits} hit{s}",
+        "report_other": "{leg}/{backend}: {status} ({reason})",
+        "ask_nothing": "searching nothing (no search needed)",
+        "ask_references": "{n} reference(s)",
+        "ask_references_from": "{n} reference(s) ({details})",
+        "ask_answering": "writing the answer",
+        "ask_citations": "checking citations",
     },
     "zh": {
         "loading": "正在搜索 {n} 个来源…",
@@ -38,15 +57,84 @@ MESSAGES: dict[str, dict[str, str]] = {
         "failed": "搜索失败：{total} 个来源均未响应",
         "none": "未找到参考资料",
         "done": "完成",
+        "searching": "正在搜索{legs}",
+        "report_ok": "{leg}/{backend}：{status}，{hits} 条结果",
+        "report_other": "{leg}/{backend}：{status}（{reason}）",
+        "ask_nothing": "无需搜索",
+        "ask_references": "{n} 条参考资料",
+        "ask_references_from": "{n} 条参考资料（{details}）",
+        "ask_answering": "正在撰写回答",
+        "ask_citations": "正在核对引用",
     },
 }
 
+#: The words put into the sentences, by kind. A language without an entry shows the word
+#: as it is (English is the machine code itself).
+LABELS: dict[str, dict[str, dict[str, str]]] = {
+    "en": {"leg": {}, "status": {}, "reason": {}, "kind": {}},
+    "zh": {
+        "leg": {"web": "网页", "kb": "知识库", "db": "数据库"},
+        "status": {
+            "ok": "正常", "degraded": "降级", "disabled": "未启用", "skipped": "已跳过",
+            "running": "进行中", "pending": "等待中", "completed": "已完成", "failed": "失败",
+            "partial": "部分失败", "unavailable": "不可用",
+        },
+        "reason": {
+            "timeout": "超时", "rate_limited": "被限流", "auth": "认证失败",
+            "no_key": "缺少密钥", "bad_response": "响应无效", "unreachable": "无法连接",
+            "cancelled": "已取消", "forbidden": "无权访问", "not_configured": "未配置",
+            "not_requested": "未请求", "error": "出错", "none": "无",
+        },
+        "kind": {
+            "loading": "开始", "plan": "计划", "leg": "来源", "items": "结果",
+            "found": "找到", "partial": "部分", "failed": "失败", "none": "无结果",
+            "references": "参考", "answer.delta": "回答", "citations": "引用",
+            "done": "完成", "error": "错误",
+        },
+    },
+}  # fmt: skip
+
+#: How a list of words is joined in a sentence.
+SEPARATORS = {"en": ", ", "zh": "、"}
+#: Which label kind a template value is translated through (``legs``: a list of legs).
+_LABELLED = {"leg": "leg", "legs": "leg", "status": "status", "reason": "reason"}
+
+
+def pick_locale(value: str | None) -> str:
+    """A supported language for ``value``: ``zh``, ``zh-CN``, ``zh_TW`` or an HTTP
+    ``Accept-Language`` list (``de,zh-CN;q=0.9``: the first supported one listed) → ``zh``;
+    nothing supported → ``en``."""
+    for part in (value or "").split(","):
+        lang = part.split(";")[0].strip().replace("_", "-").split("-")[0].lower()
+        if lang in MESSAGES:
+            return lang
+    return "en"
+
+
+def label(locale: str, kind: str, value: str) -> str:
+    """``value`` (a leg, a status, a reason or an event kind) in ``locale``'s words."""
+    return LABELS[pick_locale(locale)].get(kind, {}).get(value, value)
+
 
 def message(locale: str, key: str, **values: Any) -> str:
-    """A localised message; unknown locales fall back to English (``zh-CN`` → ``zh``)."""
-    table = MESSAGES.get(locale) or MESSAGES.get(locale.split("-")[0].lower()) or MESSAGES["en"]
+    """A localised message; unknown locales fall back to English (``zh-CN`` → ``zh``).
+
+    ``leg``, ``status`` and ``reason`` values are translated (``legs`` and a ``reason``
+    may be lists); ``n`` or ``hits`` picks the English plural.
+    """
+    lang = pick_locale(locale)
     count = values.get("n", values.get("hits"))
-    return table[key].format(s="" if count == 1 else "s", **values)
+    shown = {k: _shown(lang, k, v) for k, v in values.items()}
+    return MESSAGES[lang][key].format(s="" if count == 1 else "s", **shown)
+
+
+def _shown(lang: str, key: str, value: Any) -> Any:
+    kind = _LABELLED.get(key)
+    if kind is None:
+        return value
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return SEPARATORS[lang].join(label(lang, kind, str(v)) for v in value)
+    return label(lang, kind, str(value))
 
 
 @dataclass(frozen=True)
@@ -72,6 +160,9 @@ class Node:
     ended_at: float | None = None
     logs: list[tuple[float, str]] = field(default_factory=list)
     children: list[Node] = field(default_factory=list)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    """What observers read: the request (``leg``, ``top_k``) and, once finished, its
+    ``result`` (a SearchResult; SearchResults on the root) or ``error``."""
 
     def log(self, text: str) -> None:
         self.logs.append((time.time(), text))
@@ -87,6 +178,21 @@ class Node:
         }
 
 
+class Observer(Protocol):
+    """Told of every node's start and finish (an exporter of spans, say).
+
+    An observer that raises is logged and ignored: telemetry never fails a search.
+    """
+
+    def started(self, trace: Trace, node: Node) -> None: ...
+
+    def finished(self, trace: Trace, node: Node) -> None: ...
+
+    def scope(self, trace: Trace, node: Node) -> AbstractContextManager[None]:
+        """Entered around the work of ``node`` (in its own task)."""
+        ...
+
+
 class Trace:
     """The trace of one search and its event stream."""
 
@@ -94,6 +200,7 @@ class Trace:
         self.locale = locale
         self.root = Node("search")
         self.events: list[Event] = []
+        self.observers: list[Observer] = []
         self._queues: list[asyncio.Queue[Event]] = []
 
     def subscribe(self) -> asyncio.Queue[Event]:
@@ -120,7 +227,27 @@ class Trace:
     def start(self, node: Node) -> None:
         node.status, node.started_at = "running", time.time()
         node.log("running")
+        self._tell("started", node)
 
     def finish(self, node: Node, *, ok: bool, text: str) -> None:
         node.status, node.ended_at = ("completed" if ok else "failed"), time.time()
         node.log(text)
+        self._tell("finished", node)
+
+    @contextmanager
+    def scope(self, node: Node) -> Iterator[None]:
+        """The observers' context around ``node``'s work (its span made current)."""
+        with ExitStack() as stack:
+            for obs in self.observers:
+                try:
+                    stack.enter_context(obs.scope(self, node))
+                except Exception:  # telemetry never fails a search
+                    log.warning("trace observer %r failed", obs, exc_info=True)
+            yield
+
+    def _tell(self, what: Literal["started", "finished"], node: Node) -> None:
+        for obs in self.observers:
+            try:
+                getattr(obs, what)(self, node)
+            except Exception:  # telemetry never fails a search
+                log.warning("trace observer %r failed", obs, exc_info=True)

@@ -126,7 +126,7 @@ async def test_stream_in_chinese_and_failure_message() -> None:
     events = [ev async for ev in s.stream([req("web")], locale="zh-CN")]
     assert events[0].message == "正在搜索 1 个来源…"
     assert events[-2].kind == "failed" and "均未响应" in events[-2].message
-    assert any("失败（timeout）" in e.message for e in events)
+    assert any("网页：失败（超时）" in e.message for e in events)
 
 
 async def test_stream_none_found_and_trace_tree() -> None:

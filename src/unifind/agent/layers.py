@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from unifind._sections import AskSection
+from unifind.agent.models import Plan
 from unifind.config import Settings, flatten
 from unifind.errors import ConfigError, InputError, UnknownName, describe
 
@@ -70,6 +71,29 @@ def settings_layers(settings: Settings, assistant: str | None = None) -> list[La
         own = settings.assistants[assistant].model_dump(mode="json", exclude_unset=True)
         out.append((f"assistant:{assistant}", flatten(own)))
     return out
+
+
+def for_request(
+    settings: Settings,
+    assistant: str | None,
+    uses: Mapping[str, str | None] | None = None,
+    **values: Any,
+) -> list[Layer]:
+    """Every layer of one request but its hooks': default, global, assistant, request."""
+    return [*settings_layers(settings, assistant), request_layer(uses, **values)]
+
+
+def settle(plan: Plan, layers: list[Layer], set_uses: Mapping[str, str]) -> Plan:
+    """The plan's ``uses`` and ``layers`` once its hooks ran: what a hook set (``set_uses``:
+    stage → hook) sits above the assistant and below the request, whose layer is last."""
+    hooked, notes = hook_layers(plan.uses, set_uses, ran=("intent", "keywords"))
+    cfg = merge([*layers[:-1], *hooked, layers[-1]])
+    for key, value in layers[-1][1].items():
+        if any(key in layer for _, layer in hooked):
+            notes.append(f"a hook set {key}; the request's {value!r} stands")
+    plan.uses, plan.layers = cfg.uses, dict(cfg.layers)
+    plan.notes += notes
+    return plan
 
 
 def request_layer(uses: Mapping[str, str | None] | None = None, **values: Any) -> Layer:

@@ -34,6 +34,12 @@ class Plan(BaseModel):
     requests: list[SearchRequest]
     why: str
     uses: dict[str, str] = Field(default_factory=dict)
+    """Each stage's implementation (``intent``, ``keywords``, ``answer``); a hook may set a
+    stage that has not run yet (``plan.uses["answer"] = "agent:big"``)."""
+    layers: dict[str, str] = Field(default_factory=dict)
+    """Each ask setting (``uses.intent``, ``top_n``, ...) → the layer that set it:
+    ``default``, ``file:<path>``, ``env:<VAR>``, ``assistant:<name>``, ``hook:<fn>``,
+    ``request`` (:mod:`unifind.agent.layers`)."""
     notes: list[str] = Field(default_factory=list)
     """Fallbacks, truncation, failed hooks, skipped legs: everything a reader should know."""
 

@@ -7,12 +7,13 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
-from unifind.agent.answer import NO_LLM, answer_profile, llm_deltas, messages
+from unifind.agent.answer import NO_LLM, answer_profile, messages
 from unifind.agent.citestream import CitationStream
 from unifind.agent.models import Answer, AskEvent, CitationReport, Plan, Unsupported
 from unifind.agent.support import THRESHOLD, best_sentences, support
 from unifind.cite import References, check_citations
 from unifind.engine._util import ms
+from unifind.engine.otel import traced_llm_deltas as llm_deltas  # a chat span when OTel is on
 from unifind.errors import SourceError
 from unifind.types import SearchResult
 

@@ -20,6 +20,7 @@ from unifind.agent.models import MAX_MESSAGE_CHARS, Answer, AskEvent, Part, Plan
 from unifind.agent.stages import DEFAULT_USES, STAGES, check_uses, run_intent, run_keywords
 from unifind.agent.vocab import vocabulary
 from unifind.engine._util import new_request_id, only_report
+from unifind.engine.otel import traced_ask
 from unifind.engine.sync import SyncFacade
 from unifind.errors import InputError
 from unifind.types import Principal, Reason, SearchRequest, SearchResult, SearchResults, Status
@@ -95,6 +96,7 @@ class Asking(SyncFacade):
         assert answer is not None
         return answer
 
+    @traced_ask  # an invoke_agent span when OpenTelemetry is on
     async def ask_stream(
         self,
         message: str,
@@ -116,7 +118,7 @@ class Asking(SyncFacade):
         rid = request_id or new_request_id()
         search = HookSearch(self, rid, principal, allowed=True)  # type: ignore[arg-type]
         plan = await self._plan(message, parts, uses, hooks, search, rid)
-        yield AskEvent("plan", plan.public())
+        yield AskEvent("plan", {**plan.public(), "request_id": rid})
         user = USER_COLLECTION.format(rid=rid)
         try:
             if parts:

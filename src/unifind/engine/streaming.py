@@ -1,15 +1,18 @@
-"""A search as a stream of progress events (``loading`` → per-leg → summary → ``done``)."""
+"""A search as a stream of progress events (``loading`` → per-leg → summary → ``done``),
+and every search under OpenTelemetry spans when they are on (:mod:`unifind.engine.otel`)."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
+from unifind.engine import otel
 from unifind.engine._util import Mode
 from unifind.engine.orchestrate import Orchestrating
 from unifind.trace import Event, Trace
-from unifind.types import SearchRequest
+from unifind.types import SearchRequest, SearchResults
 
 
 class Streaming(Orchestrating):
@@ -25,8 +28,9 @@ class Streaming(Orchestrating):
     ) -> AsyncIterator[Event]:
         """Run ``all``/``any``/``race`` and yield progress events as they happen.
 
-        The last event is ``done``; its ``data["results"]`` holds the SearchResults.
-        Bad input raises from the iterator.
+        The first event is ``loading`` (its ``data`` names the ``request_id`` when the
+        caller gave one); the last is ``done``, whose ``data["results"]`` holds the
+        SearchResults. Bad input raises from the iterator.
         """
         trace = Trace(locale)
         queue = trace.subscribe()
@@ -43,6 +47,8 @@ class Streaming(Orchestrating):
                     getter.cancel()
                     continue
                 ev = getter.result()
+                if ev.kind == "loading" and kw.get("request_id"):
+                    ev = dataclasses.replace(ev, data={**ev.data, "request_id": kw["request_id"]})
                 yield ev
                 if ev.kind == "done":
                     return
@@ -50,3 +56,23 @@ class Streaming(Orchestrating):
             task.cancel()
             if getter is not None:  # a consumer that leaves mid-wait must not leak it
                 getter.cancel()
+
+    async def _gather(
+        self, mode: Mode, reqs: Iterable[SearchRequest], *, trace: Trace | None = None, **kw: Any
+    ) -> SearchResults:
+        """``all``/``any``/``race``, its trace exported as spans when they are on."""
+        spans = otel.observer(self.settings)
+        if spans is None:
+            return await super()._gather(mode, reqs, trace=trace, **kw)
+        reqs = list(reqs)
+        trace = trace or Trace()
+        top_k = max((r.limit for r in reqs), default=None)
+        trace.root.attrs.update(mode=mode, request_id=kw.get("request_id"), top_k=top_k)
+        trace.observers.append(spans)
+        try:
+            return await super()._gather(mode, reqs, trace=trace, **kw)
+        except BaseException as exc:
+            trace.root.attrs["error"] = exc
+            raise
+        finally:
+            spans.close(trace)

@@ -1,4 +1,8 @@
-"""Progress of a search as trace events: one node per leg, then a localised summary."""
+"""Progress of a search as trace events: one node per leg, then a localised summary.
+
+The nodes also carry what the trace's observers export (:mod:`unifind.engine.otel`): the
+request on each leg node, its result once finished, and the whole results on the root.
+"""
 
 from __future__ import annotations
 
@@ -14,19 +18,23 @@ async def traced(
 ) -> SearchResult:
     """Run one request as a child node of ``trace``, emitting ``leg`` events around it."""
     node = trace.child(req.type)
+    node.attrs.update(leg=req.type, top_k=req.limit, source=req.source)
     trace.start(node)
     trace.emit("leg", "leg_running", data={"leg": req.type, "status": "running"}, leg=req.type)
     try:
-        res = await run()
+        with trace.scope(node):
+            res = await run()
     except BaseException as exc:
+        node.attrs["error"] = exc
         trace.finish(node, ok=False, text=f"{type(exc).__name__}: {exc}")
         raise
     failed = [r for r in res.reports if r.status is Status.DEGRADED]
     ok = res.status is not Overall.UNAVAILABLE or not failed
-    reason = ", ".join(sorted({r.reason.value for r in failed if r.reason})) or "none"
+    reasons = sorted({r.reason.value for r in failed if r.reason}) or ["none"]
     key = "leg_completed" if ok else "leg_failed"
     data = {"leg": req.type, "status": res.status.value, "hits": len(res.items), "result": res}
-    ev = trace.emit("leg", key, data=data, leg=req.type, hits=len(res.items), reason=reason)
+    ev = trace.emit("leg", key, data=data, leg=req.type, hits=len(res.items), reason=reasons)
+    node.attrs["result"] = res
     trace.finish(node, ok=ok, text=ev.message)
     return res
 
@@ -50,5 +58,6 @@ def summarise(trace: Trace, results: SearchResults, n: int) -> None:
     else:
         trace.emit("none", "none", data=data)
     ok = results.status is not Overall.UNAVAILABLE
+    trace.root.attrs.update(result=results, references=n)
     trace.finish(trace.root, ok=ok, text=results.status.value)
     trace.emit("done", "done", data={**data, "results": results})
