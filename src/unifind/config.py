@@ -7,6 +7,7 @@ own layers (:mod:`unifind.agent.layers`).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Mapping
@@ -215,11 +216,13 @@ class Settings(BaseModel):
         # An assistant holds only what it overrides; its defaults would read as choices.
         return {k: a.model_dump(mode="json", exclude_unset=True) for k, a in assistants.items()}
 
-    def layers(self) -> dict[str, str]:
-        """Every effective setting, as a dotted key (``ask.uses.intent``), with the layer
-        that set it: ``file:<path>``, ``env:<VAR>``, ``argument`` (of :func:`load_settings`),
-        ``settings`` (set in code) or ``default``."""
-        mine, defaults = flatten(self.model_dump(mode="json")), flatten(_defaults())
+    def layers(self, section: str | None = None) -> dict[str, str]:
+        """Every effective setting (of one top-level ``section``), as a dotted key
+        (``ask.uses.intent``), with the layer that set it: ``file:<path>``, ``env:<VAR>``,
+        ``argument`` (of :func:`load_settings`), ``settings`` (set in code) or ``default``."""
+        only = {section} if section else None
+        mine = flatten(self.model_dump(mode="json", include=only))
+        defaults = flatten(_defaults(section))
         return {key: self._layer(key, value, defaults) for key, value in mine.items()}
 
     def layer_of(self, key: str) -> str:
@@ -275,8 +278,14 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _defaults() -> dict[str, Any]:
-    return Settings().model_dump(mode="json")
+def _defaults(section: str | None = None) -> dict[str, Any]:
+    # One section's defaults are asked for on every ask (the pipeline's layers): kept.
+    return _section_defaults(section) if section else Settings().model_dump(mode="json")
+
+
+@functools.cache
+def _section_defaults(section: str) -> dict[str, Any]:
+    return Settings().model_dump(mode="json", include={section})
 
 
 def _explain(exc: ValidationError) -> str:

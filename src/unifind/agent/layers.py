@@ -58,7 +58,7 @@ def settings_layers(settings: Settings, assistant: str | None = None) -> list[La
     """``default``, the global ``ask:`` split by where each value came from, then the
     assistant's own values; an unknown assistant is refused naming the configured ones."""
     out: list[Layer] = [("default", flatten(AskSection().model_dump(mode="json")))]
-    where = settings.layers()
+    where = settings.layers("ask")
     grouped: dict[str, dict[str, Any]] = {}
     for key, value in flatten(settings.ask.model_dump(mode="json")).items():
         layer = where.get(f"ask.{key}", "default")
