@@ -71,8 +71,19 @@ def create(
         bool,
         typer.Option("--graph", help="Keep entities at ingest: a graph arm and `kb graph`."),
     ] = False,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            metavar="SPEC",
+            help="Keep this collection in another store: postgresql://user@host/db, "
+            "qdrant://folder-or-host:port, milvus://..., sqlite:///path.db or a path "
+            "(default: the configured kb.store). Give passwords by PGPASSWORD etc.: a URL's "
+            "is stored in the catalog (never printed).",
+        ),
+    ] = None,
 ) -> None:
-    """Create a collection in the store (the embedded SQLite file by default)."""
+    """Create a collection in the configured store (the embedded SQLite file by default),
+    or with --store in another one; searches reach it the same way."""
     with friendly_errors(), _open() as kb:
         if not exist_ok and _exists(kb, name):
             raise InputError(f"collection {name!r} already exists (pass --exist-ok to reuse it)")
@@ -86,11 +97,13 @@ def create(
             users=user or (),
             principal=_caller(kb),
             metadata={"graph": True} if graph else None,
+            store=store,
         )
+        where = kb.location(info.name, principal=_caller(kb))
         console.print(
             f"created collection [bold]{escape(info.name)}[/bold] "
             f"(embedder: {info.embedder or 'none'}, analyzer: {info.analyzer}, "
-            f"owner: {escape(_owner(info))})"
+            f"owner: {escape(_owner(info))}, store: {escape(where)})"
         )
 
 
@@ -211,22 +224,25 @@ def _print_report(report: IngestReport) -> None:
 
 @kb_app.command("list")
 def list_(as_json: JsonOpt = False) -> None:
-    """List collections with their owner, embedder and sizes."""
+    """List collections with their owner, store, embedder and sizes."""
     with friendly_errors(), _open() as kb:
         infos = kb.collections(principal=_caller(kb))
+        where = {i.name: kb.location(i.name, principal=_caller(kb)) for i in infos}
     if as_json:
-        print_json([{**asdict(i), "owner": acl_of(i).owner} for i in infos])
+        print_json([{**asdict(i), "owner": acl_of(i).owner, "store": where[i.name]} for i in infos])
         return
     if not infos:
         console.print("no collections yet: [bold]unifind kb create NAME[/bold]")
         return
     table = Table(
-        "name", "owner", "documents", "chunks", "embedder", "analyzer", "description", box=None
-    )
+        "name", "owner", "store", "documents", "chunks", "embedder", "analyzer", "description",
+        box=None,
+    )  # fmt: skip
     for i in infos:
         table.add_row(
             escape(i.name),
             escape(_owner(i)),
+            escape(where[i.name]),
             str(i.documents),
             str(i.chunks),
             i.embedder or "none",

@@ -6,6 +6,10 @@ marks a copy in progress, so a killed migration resumes (documents already there
 same content hash are skipped, not rewritten) instead of being refused as "exists".
 At the end, both sides are verified: document and chunk counts, and per document the
 content hash and a digest of every chunk's text, span, terms and vector.
+
+``on_verified`` runs after verification and before the journal is removed: ``kb migrate``
+re-points the catalog there (``RoutingStore.repoint``), so a run killed before or during
+that step is resumed by running it again, not refused as "exists".
 """
 
 from __future__ import annotations
@@ -127,6 +131,7 @@ def migrate(
     target: str,
     merge: bool = False,
     progress: Progress | None = None,
+    on_verified: Callable[[], object] | None = None,
 ) -> MigrateReport:
     """Copy ``collection`` from ``src`` to ``dst`` and verify it. ``target`` names the
     destination (a redacted URL) for the resume journal under ``home``."""
@@ -147,8 +152,10 @@ def migrate(
         if progress:
             progress(i, len(names))
     verified = verify(src, dst, collection, names)
-    journal.unlink(missing_ok=True)
     total = src.get_collection(collection)
+    if on_verified is not None:
+        on_verified()
+    journal.unlink(missing_ok=True)
     return MigrateReport(collection, total.documents, total.chunks, copied, skipped, verified)
 
 

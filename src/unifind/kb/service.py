@@ -15,9 +15,12 @@ in its metadata under ``"acl"`` (``{"tenant", "roles", "users"}``), so every sto
   only what this caller sees, never another tenant's names, in every method and search.
 * ``create``: a tenant's principal creates collections of its own tenant (the default
   when ``tenant`` is not given); a caller without a tenant creates shared ones; the
-  operator creates any. Names are one namespace per store, so a name taken by a
-  collection the caller can't see is refused as "not available" (that reveals only that
-  the name is taken: not its owner, not its contents).
+  operator creates any. Names are one namespace across every store of the KB, so a name
+  taken by a collection the caller can't see is refused as "not available" (that reveals
+  only that the name is taken: not its owner, not its contents).
+* ``create(..., store=SPEC)`` places a collection on another store (``kb.routing``); the
+  ACL travels with it. Only code that holds the KB (the CLI, Python) can: the HTTP and
+  MCP surfaces don't take a store, so an API key can't point the server at a URL.
 * Searching names no collections → the visible ones are searched.
 """
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +42,9 @@ from unifind.kb.acl import ACL_KEY, OPERATOR, Caller, acl_of, can_change, can_se
 from unifind.kb.acl import tenant_of as _tenant_of
 from unifind.kb.base import CollectionInfo, DocumentInfo, KBStore
 from unifind.kb.ingest import FileOutcome, IngestReport, ingest_files, ingest_text
+from unifind.kb.routing import RoutingStore, open_routing
 from unifind.kb.search import search_collections
-from unifind.kb.stores import describe, open_store
+from unifind.kb.stores import describe
 from unifind.types import LegReport, SearchRequest, SearchResult, Status
 
 __all__ = ["OPERATOR", "FileOutcome", "IngestReport", "KnowledgeBase"]
@@ -74,10 +79,11 @@ class KnowledgeBase:
         cls, settings: Settings | None = None, *, embedder_factory: EmbedderFactory | None = None
     ) -> KnowledgeBase:
         """Open the configured store: ``settings.kb.store`` is ``sqlite`` (the embedded file
-        under ``settings.home``), a path or a store URL (``unifind.kb.stores``)."""
+        under ``settings.home``), a path or a store URL (``unifind.kb.stores``), with every
+        collection placed on another store routed there (``unifind.kb.routing``)."""
         settings = settings or load_settings()
         settings.ensure_home()
-        store = open_store(settings.kb.store, settings.home)
+        store = open_routing(settings.kb.store, settings.home)
         return cls(store, settings, embedder_factory=embedder_factory)
 
     def close(self) -> None:
@@ -178,11 +184,13 @@ class KnowledgeBase:
         roles: Iterable[str] = (),
         users: Iterable[str] = (),
         principal: Caller = None,
+        store: str | None = None,
     ) -> CollectionInfo:
         """Create a collection. ``embedder=None`` makes it lexical-only.
 
         ``tenant`` owns it (default: the principal's tenant; shared without one);
-        ``roles``/``users`` further restrict it within the tenant.
+        ``roles``/``users`` further restrict it within the tenant. ``store`` places it on
+        another store (a spec as ``kb.store`` takes) instead of the configured one.
         """
         if metadata and ACL_KEY in metadata:
             raise InputError(f"metadata key {ACL_KEY!r} is reserved: pass tenant, roles, users")
@@ -200,7 +208,7 @@ class KnowledgeBase:
         emb = self.embedder(spec) if spec else None
         get_analyzer(analyzer)  # fail on an unknown analyser before writing anything
         meta = {**(metadata or {}), ACL_KEY: acl.to_json()} if acl.tenant else metadata
-        info = self.store.create_collection(
+        info = self._creator(store)(
             name,
             embedder=emb.spec if emb else None,
             dim=emb.dim if emb else None,
@@ -212,6 +220,20 @@ class KnowledgeBase:
         if not can_see(acl_of(info), principal):  # another caller created it meanwhile
             raise InputError(f"collection name {name!r} is not available; choose another")
         return info
+
+    def _creator(self, store: str | None) -> Callable[..., CollectionInfo]:
+        if store is None:
+            return self.store.create_collection
+        if not isinstance(self.store, RoutingStore):
+            raise InputError("placing a collection on a store needs KnowledgeBase.open()")
+        return partial(self.store.create_collection, store=store)
+
+    def location(self, name: str, *, principal: Caller = None) -> str:
+        """The store ``name`` lives in, as it may be shown (no password)."""
+        self._info(name, principal)
+        if isinstance(self.store, RoutingStore):
+            return self.store.location(name)
+        return describe(self.settings.kb.store)
 
     def _refuse_taken(self, name: str, principal: Caller, exist_ok: bool) -> None:
         try:
