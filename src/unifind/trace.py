@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -29,7 +29,7 @@ EventKind = Literal["loading", "leg", "found", "partial", "failed", "none", "don
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
-        "loading": "Searching {n} sources…",
+        "loading": "Searching {n} source{s}…",
         "leg_running": "{leg}: searching",
         "leg_completed": "{leg}: {hits} result{s}",
         "leg_failed": "{leg}: failed ({reason})",
@@ -94,8 +94,9 @@ LABELS: dict[str, dict[str, dict[str, str]]] = {
     },
 }  # fmt: skip
 
-#: How a list of words is joined in a sentence.
+#: How a list of words is joined in a sentence, and a list of clauses in a line.
 SEPARATORS = {"en": ", ", "zh": "、"}
+CLAUSES = {"en": "; ", "zh": "；"}
 #: Which label kind a template value is translated through (``legs``: a list of legs).
 _LABELLED = {"leg": "leg", "legs": "leg", "status": "status", "reason": "reason"}
 
@@ -126,6 +127,20 @@ def message(locale: str, key: str, **values: Any) -> str:
     count = values.get("n", values.get("hits"))
     shown = {k: _shown(lang, k, v) for k, v in values.items()}
     return MESSAGES[lang][key].format(s="" if count == 1 else "s", **shown)
+
+
+def report_line(locale: str, report: Mapping[str, Any]) -> str:
+    """One backend's report (a LegReport as JSON) as a progress line: ``web/brave: ok, 3
+    hits`` or ``网页/brave：降级（超时）``."""
+    names = {"leg": report["leg"], "backend": report["backend"], "status": report["status"]}
+    if report["status"] == "ok":
+        return message(locale, "report_ok", hits=report.get("hits", 0), **names)
+    return message(locale, "report_other", reason=report.get("reason") or "error", **names)
+
+
+def clauses(locale: str, parts: Iterable[str]) -> str:
+    """``parts`` joined as clauses of one line (``a; b`` / ``a；b``)."""
+    return CLAUSES[pick_locale(locale)].join(parts)
 
 
 def _shown(lang: str, key: str, value: Any) -> Any:

@@ -38,7 +38,7 @@ from unifind.cli.web import (
 from unifind.errors import InputError
 from unifind.ops import Operations, SearchInput, SearchOutput
 from unifind.ops.models import DBSource, KBSource, Sources, WebSource
-from unifind.trace import message
+from unifind.trace import MESSAGES, label, message, pick_locale
 from unifind.types import Overall, SearchResult
 
 Format = Literal["text", "json", "ndjson", "references", "prompt"]
@@ -219,8 +219,11 @@ def search(
         bool, typer.Option("--stream", help="Print progress as it happens (on stderr).")
     ] = False,
     lang: Annotated[
-        str, typer.Option(metavar="en|zh", help="Language of progress messages.")
-    ] = "en",
+        str | None,
+        typer.Option(
+            metavar="en|zh", help="Language of progress messages (default: telemetry.lang, en)."
+        ),
+    ] = None,
     config: Annotated[str | None, typer.Option(metavar="FILE", help=CONFIG_HELP)] = None,
 ) -> None:
     """Search: ranked, cited, with every backend's status — never a silent empty list.
@@ -260,6 +263,9 @@ def search(
         settings = settings_for(config, db_url=url, db_models=models)
         if not cache:
             settings.web["cache"] = False  # the web leg opens no cache: every call goes out
+        if lang is not None and pick_locale(lang) != lang.replace("_", "-").split("-")[0].lower():
+            raise InputError(f"--lang {lang!r}: choose one of {', '.join(MESSAGES)}")
+        lang = lang or settings.telemetry.lang
         out = asyncio.run(_run(settings, inp, stream, lang, shown != "text"))
     _render(out, query, shown)
     if out.status is Overall.UNAVAILABLE:
@@ -281,19 +287,19 @@ async def _run(settings: Any, inp: SearchInput, stream: bool, lang: str, jsonl: 
             elif jsonl:
                 print_json_line({"event": ev.kind, "message": ev.message, **ev.data})
             elif ev.kind == "plan":
-                _progress("loading", message(lang, "loading", n=len(ev.data["legs"])))
+                _progress("loading", message(lang, "loading", n=len(ev.data["legs"])), lang)
             elif ev.message and ev.message != said:  # one line per leg, not per report
-                _progress(ev.kind, said := ev.message)
+                _progress(ev.kind, said := ev.message, lang)
         if out is not None and not jsonl:
-            _progress(*_summary(out, lang))
-            _progress("done", message(lang, "done"))
+            _progress(*_summary(out, lang), lang)
+            _progress("done", message(lang, "done"), lang)
         return out
     finally:
         await searcher.aclose()
 
 
-def _progress(kind: str, text: str) -> None:
-    err_console.print(f"[dim]{kind:>8}[/dim] {escape(text)}")
+def _progress(kind: str, text: str, lang: str) -> None:
+    err_console.print(f"[dim]{label(lang, 'kind', kind):>8}[/dim] {escape(text)}")
 
 
 def _summary(out: SearchOutput, lang: str) -> tuple[str, str]:

@@ -21,6 +21,7 @@ from unifind.mcp_server.args import (
 )
 from unifind.mcp_server.render import _report_data, _report_line, _where, clip
 from unifind.ops import AskInput, AskOutput, OpEvent
+from unifind.trace import clauses, message, report_line
 from unifind.types import Item
 
 ASK_ARGS = ("message", "context", "sources", "collections", "request_id", "answer",
@@ -164,25 +165,30 @@ def _ref(item: Item) -> dict[str, Any]:
     return data
 
 
-async def run_reporting(ctx: Any, events: AsyncGenerator[OpEvent, None]) -> AskOutput:
-    """Drain an ask's events, reporting progress at each step (a no-op without a token)."""
+async def run_reporting(
+    ctx: Any, events: AsyncGenerator[OpEvent, None], locale: str = "en"
+) -> AskOutput:
+    """Drain an ask's events, reporting progress at each step in ``locale``'s words (a
+    no-op without a progress token)."""
     steps, writing = 3, False
     legs: list[str] = []
     async for ev in events:
         if ev.kind == "plan":
-            what = ", ".join(ev.data.get("legs") or []) or "nothing (no search needed)"
-            await ctx.session.report_progress(0, steps, f"searching {what}")
+            planned = ev.data.get("legs") or []
+            what = message(locale, "searching", legs=planned) if planned else None
+            await ctx.session.report_progress(0, steps, what or message(locale, "ask_nothing"))
         elif ev.kind == "leg":
-            legs.append(f"{ev.data['leg']}/{ev.data['backend']}: {ev.data['status']}")
+            legs.append(report_line(locale, ev.data))
         elif ev.kind == "references":
             n = len(ev.data["references"])
-            msg = f"{n} reference(s)" + (f" ({'; '.join(legs)})" if legs else "")
+            key = "ask_references_from" if legs else "ask_references"
+            msg = message(locale, key, n=n, details=clauses(locale, legs))
             await ctx.session.report_progress(1, steps, msg)
         elif ev.kind == "answer.delta" and not writing:
             writing = True
-            await ctx.session.report_progress(2, steps, "writing the answer")
+            await ctx.session.report_progress(2, steps, message(locale, "ask_answering"))
         elif ev.kind == "citations":
-            await ctx.session.report_progress(3, steps, "checking citations")
+            await ctx.session.report_progress(3, steps, message(locale, "ask_citations"))
         elif ev.kind == "done":
             out: AskOutput = ev.data["output"]
             return out

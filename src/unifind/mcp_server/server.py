@@ -23,6 +23,7 @@ from unifind.mcp_server import ask, render
 from unifind.mcp_server.args import ArgumentError, fetch_inputs, search_input
 from unifind.mcp_server.tools import NAMES, tools
 from unifind.ops import Operations, OpEvent, SearchOutput
+from unifind.trace import clauses, message, pick_locale, report_line
 from unifind.types import Principal
 
 log = logging.getLogger("unifind.mcp")
@@ -140,15 +141,24 @@ class _Handler:
             )
         return principal
 
+    def _locale(self, ctx: ServerRequestContext[Any]) -> str:
+        """Progress language: an HTTP caller's ``Accept-Language``, else ``telemetry.lang``."""
+        headers: Mapping[str, str] = getattr(ctx.request, "headers", None) or {}
+        if asked := headers.get("accept-language"):
+            return pick_locale(asked)
+        return str(getattr(getattr(self.ops.settings, "telemetry", None), "lang", "en"))
+
     async def _search(
         self, ctx: ServerRequestContext[Any], args: dict[str, Any], principal: Principal | None
     ) -> Any:
         inp, budget = search_input(args)
+        locale = self._locale(ctx)
         events = cast(
-            "AsyncGenerator[OpEvent, None]", self.ops.search_stream(inp, principal=principal)
+            "AsyncGenerator[OpEvent, None]",
+            self.ops.search_stream(inp, principal=principal, locale=locale),
         )
         async with aclosing(events):
-            out = await _run_reporting(ctx, events)
+            out = await _run_reporting(ctx, events, locale)
         text, data = render.search_result(out, inp.query, budget)
         return _result(text, data, error=out.status.value == "unavailable")
 
@@ -160,39 +170,31 @@ class _Handler:
             self.ops.ask_stream(ask.ask_input(args), principal=principal),
         )
         async with aclosing(events):
-            out = await ask.run_reporting(ctx, events)
+            out = await ask.run_reporting(ctx, events, self._locale(ctx))
         return _result(*ask.ask_result(out))
 
 
 async def _run_reporting(
-    ctx: ServerRequestContext[Any], events: AsyncGenerator[OpEvent, None]
+    ctx: ServerRequestContext[Any], events: AsyncGenerator[OpEvent, None], locale: str = "en"
 ) -> SearchOutput:
     """Drain a search's events, reporting progress as each leg finishes (if asked to).
 
-    Progress counts finished legs out of the planned ones; a no-op when the client sent
-    no progress token.
+    Progress counts finished legs out of the planned ones, in ``locale``'s words; a no-op
+    when the client sent no progress token.
     """
     total, finished, lines = 1, 0, []
     async for ev in events:
         if ev.kind == "plan":
             legs = [leg["type"] for leg in ev.data["legs"]]
             total = len(legs)
-            await ctx.session.report_progress(0, total, f"searching {', '.join(legs)}")
+            await ctx.session.report_progress(0, total, message(locale, "searching", legs=legs))
         elif ev.kind == "leg":
-            lines.append(_leg_line(ev.data))
+            lines.append(report_line(locale, ev.data))
         elif ev.kind == "items":
             finished += 1
-            await ctx.session.report_progress(finished, total, "; ".join(lines))
+            await ctx.session.report_progress(finished, total, clauses(locale, lines))
             lines = []
         elif ev.kind == "done":
             out: SearchOutput = ev.data["output"]
             return out
     raise RuntimeError("the search ended without its done event")
-
-
-def _leg_line(report: dict[str, Any]) -> str:
-    name = f"{report['leg']}/{report['backend']}"
-    if report["status"] == "ok":
-        hits = report.get("hits", 0)
-        return f"{name}: ok, {hits} hit" + ("" if hits == 1 else "s")
-    return f"{name}: {report['status']} ({report.get('reason', '?')})"
