@@ -1,0 +1,35 @@
+"""The first streamed event names the request: a search's and an ask's ``plan`` carry the
+``request_id`` their ``done`` ends with (a client can fetch records or continue ids early)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from unifind import Searcher, load_settings
+from unifind.ops import AskInput, Operations, SearchInput
+
+
+@pytest.fixture
+async def ops(unifind_home: Path) -> AsyncIterator[Operations]:
+    searcher = Searcher(load_settings())
+    searcher.kb.create("docs", embedder=None)
+    searcher.kb.ingest_text("docs", "Refunds take 30 days.", document_id="r", title="Refunds")
+    yield Operations(searcher)
+    await searcher.aclose()
+
+
+@pytest.mark.parametrize("named", [None, "req_named1"])
+async def test_search_and_ask_plans_carry_the_request_id(
+    ops: Operations, named: str | None
+) -> None:
+    search = [ev async for ev in ops.search_stream(SearchInput(query="refunds", request_id=named))]
+    ask = [ev async for ev in ops.ask_stream(AskInput(message="refunds?", request_id=named))]
+    for events in (search, ask):
+        plan, done = events[0], events[-1]
+        assert plan.kind == "plan" and done.kind == "done"
+        assert plan.data["request_id"] == done.data["output"].request_id
+        if named:
+            assert plan.data["request_id"] == named
