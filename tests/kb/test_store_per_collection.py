@@ -5,14 +5,17 @@ collection (named without its password), and bad vectors are refused before writ
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from unifind import Searcher
+from unifind.cli import app
 from unifind.config import Settings, load_settings
 from unifind.errors import InputError, UnknownName
 from unifind.kb.acl import OPERATOR
@@ -132,3 +135,7 @@ async def test_a_placed_store_that_is_down_degrades_only_its_collection(
         assert "postgresql://postgres:***@127.0.0.1" in (r.error or "")
     assert all(r.status == Status.OK for r in res.reports if r.backend == "local")
     assert SECRET not in res.model_dump_json() and SECRET not in caplog.text
+    listed = CliRunner().invoke(app, ["kb", "list", "--json"])  # as the operator
+    assert listed.exit_code == 0 and SECRET not in listed.output
+    stores = {c["name"]: c["store"] for c in json.loads(listed.stdout)}
+    assert stores["remote"].startswith("postgresql://postgres:***@127.0.0.1")
