@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -91,6 +92,7 @@ async def test_a_search_is_a_retrieval_tree_with_a_degraded_leg_as_error(
     assert backend is not None and backend["gen_ai.data_source.id"] == "web/fake-web"
     assert backend["unifind.status"] == "degraded" and backend["unifind.reason"] == "timeout"
     assert "fake-web failed" in (spans["retrieval web/fake-web"].status.description or "")
+    documented(exporter.get_finished_spans())
     # A leg's span lies within the search's.
     assert root.start_time is not None and root.end_time is not None
     assert root.start_time <= (kb.start_time or 0) <= (kb.end_time or 0) <= root.end_time
@@ -145,6 +147,21 @@ async def test_race_losers_and_bad_input_end_their_spans(exporter: InMemorySpanE
     assert spans["retrieval"].status.status_code is StatusCode.ERROR
     assert spans["retrieval"].attributes is not None
     assert spans["retrieval"].attributes["error.type"] == "InputError"
+
+
+async def test_a_consumer_leaving_a_stream_ends_the_search_span_as_cancelled(
+    exporter: InMemorySpanExporter,
+) -> None:
+    s = Searcher(load_settings(), legs={"web": FakeLeg("web", 5.0)})
+    events = s.stream([req("web")])
+    assert (await anext(events)).kind == "loading"
+    await events.aclose()  # a client that disconnects
+    await asyncio.sleep(0.05)  # the search's task runs its cancellation
+    spans = by_name(exporter.get_finished_spans())
+    root, leg = spans["retrieval"], spans["retrieval web"]
+    assert root.attributes is not None and root.attributes["unifind.status"] == "cancelled"
+    assert leg.attributes is not None and leg.attributes["unifind.status"] == "skipped"
+    assert StatusCode.ERROR not in (root.status.status_code, leg.status.status_code)
 
 
 async def test_settings_turn_spans_on_and_off(
@@ -214,6 +231,7 @@ async def test_an_ask_is_an_agent_span_over_its_plan_searches_and_chat(
         assert chat.attributes["gen_ai.provider.name"] == "openai"
         assert chat.attributes["server.address"] == "127.0.0.1"
         assert chat.status.status_code is StatusCode.UNSET
+        documented(exporter.get_finished_spans())
         exporter.clear()
         srv.script_chat(Reply(status=503))
         out = await s.ask("what is our refund window?")
@@ -221,6 +239,17 @@ async def test_an_ask_is_an_agent_span_over_its_plan_searches_and_chat(
     chat = by_name(exporter.get_finished_spans())["chat test-model"]
     assert chat.status.status_code is StatusCode.ERROR
     assert chat.attributes is not None and chat.attributes["error.type"] != ""
+
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "observability.md").read_text()
+
+
+def documented(spans: tuple[ReadableSpan, ...]) -> None:
+    """Every attribute a span carries is in docs/observability.md's table."""
+    keys = {key for s in spans for key in (s.attributes or {})}
+    assert keys, "no attributes"
+    for key in keys:
+        assert f"`{key}`" in DOC or f"`.{key.rsplit('.', 1)[1]}`" in DOC, key
 
 
 def test_off_nothing_of_opentelemetry_is_imported(tmp_path: Path) -> None:

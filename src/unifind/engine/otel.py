@@ -195,8 +195,6 @@ class SpanObserver:
         if res is None:
             return
         span.set_attributes({"unifind.status": res.status.value, "unifind.hits": len(res.items)})
-        if res.request_id:
-            span.set_attribute("unifind.request_id", res.request_id)
         failed = [r for r in res.reports if r.status.value == "degraded"]
         if node.status == "failed" and failed:
             reason = failed[0].reason
