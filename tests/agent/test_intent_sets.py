@@ -1,38 +1,55 @@
-"""The builtin intent on the labelled sets in bench/ (dev: tuned on; held-out: never)."""
+"""The builtin intent on the labelled sets in bench/ (dev: tuned on; held-out: never), with
+the vocabulary ``ask`` reads on the demo (bench/ask_intent.py builds it the same way)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from unifind.agent.intent import Vocabulary, classify
-from unifind.agent.vocab import db_vocabulary_of, kb_words_of
-from unifind.db.demo import DEMO_MODELS_YAML
-from unifind.db.models import load_models
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from ask_intent import accuracy, demo_vocabulary  # noqa: E402
 
 
-def _accuracy(name: str) -> tuple[float, float]:
-    titles = [p.stem for p in (ROOT / "src/unifind/demo/corpus").iterdir()]
-    models = load_models(DEMO_MODELS_YAML).values()
-    vocab = Vocabulary(db=db_vocabulary_of(models), kb=kb_words_of(titles))
-    rows = [
-        line.rstrip("\n").split("\t")
-        for line in (ROOT / "bench" / name).read_text(encoding="utf-8").splitlines()
-        if line.strip() and not line.startswith("#")
-    ]
-    search = legs = 0
-    for message, label in rows:
-        want = () if label == "none" else tuple(label.split(","))
-        got = classify(message, vocab)
-        search += got.search == bool(want)
-        legs += got.legs == want
-    return search / len(rows), legs / len(rows)
+@pytest.fixture(scope="module")
+def vocab() -> Vocabulary:
+    return demo_vocabulary()
 
 
 @pytest.mark.parametrize("name", ["ask_intent_dev.tsv", "ask_intent_heldout.tsv"])
-def test_intent_meets_the_target_on_both_sets(name: str) -> None:
-    search, legs = _accuracy(name)
-    assert search >= 0.9 and legs >= 0.9, (search, legs)
+def test_intent_meets_the_target(vocab: Vocabulary, name: str) -> None:
+    search, legs, misses = accuracy(name, vocab)
+    assert search >= 0.9 and legs >= 0.9, (search, legs, misses)
+
+
+def test_intent_on_held_out_set_b_keeps_its_measured_floor(vocab: Vocabulary) -> None:
+    # Set B (informal register, typos, code-mixed) misses the 90 % legs target: measured
+    # 90.2 % / 86.9 % (BENCHMARKS.md). A floor, so a change that loses more is seen.
+    search, legs, misses = accuracy("ask_intent_heldout_b.tsv", vocab)
+    assert search >= 0.88 and legs >= 0.85, (search, legs, misses)
+
+
+@pytest.mark.parametrize(
+    ("message", "legs"),
+    [
+        ("退款需要多久？", ("kb",)),  # a topic of the handbook's titles (退款流程), in Chinese
+        ("how long does delivery of headphones take?", ("kb",)),  # a process, not rows
+        ("what's the GDP of France?", ("web",)),  # a country alone is not a DB question
+        ("customers in France", ("db",)),
+        ("orders from customers who joined this month", ("db",)),  # a date filter
+        ("reviews of the Sony headphones under $400 today", ("web", "db")),
+        ("who do I contact about a broken monitor?", ("kb",)),
+        ("write a short leave request email", ()),  # a task that only names a topic
+        ("summarise our expense policy", ("kb",)),  # a task about our own things
+        ("12 divided by 4", ()),
+        ("5的平方减3等于多少", ()),
+        ("good morning, see you tomorrow", ()),
+    ],
+)
+def test_general_rules(vocab: Vocabulary, message: str, legs: tuple[str, ...]) -> None:
+    assert classify(message, vocab).legs == legs
