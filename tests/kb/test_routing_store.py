@@ -57,6 +57,17 @@ class TestPlacedCollections(KBStoreConformance):
         assert store.location("alpha") == canonical(store.elsewhere, store.home)
 
 
+class TestCatalogOnQdrant(KBStoreConformance):
+    """The catalog in Qdrant's local mode, every collection placed on a SQLite file."""
+
+    def make_store(self, tmp_path: Path) -> RoutingStore:
+        pytest.importorskip("qdrant_client", reason="needs pip install 'unifind[qdrant]'")
+        spec = f"qdrant://{tmp_path}/q"
+        store = _PlaceEverything(open_store(spec, tmp_path), spec=spec, home=tmp_path)
+        store.elsewhere = f"sqlite://{tmp_path}/placed.db"
+        return store
+
+
 @pytest.fixture
 def routing(tmp_path: Path) -> Iterator[RoutingStore]:
     store = open_routing(f"sqlite://{tmp_path}/kb.db", tmp_path)

@@ -20,7 +20,7 @@ from unifind.config import Settings, load_settings
 from unifind.errors import InputError, UnknownName
 from unifind.kb.acl import OPERATOR
 from unifind.kb.base import ChunkIn, DocumentIn
-from unifind.kb.routing import CATALOG
+from unifind.kb.routing import CATALOG, open_routing
 from unifind.kb.service import KnowledgeBase
 from unifind.kb.stores import open_store
 from unifind.types import Principal, Reason, SearchRequest, Status
@@ -118,6 +118,7 @@ async def test_a_placed_store_that_is_down_degrades_only_its_collection(
             kb.create("local", tenant="acme", principal=OPERATOR)
             _fill(kb, "remote", "far", ANA)
             _fill(kb, "local", "near", ANA)
+        _catalog_on_postgres(url + "?schema=catalog", tmp_path)
     # The server is stopped now.
     caplog.set_level(logging.WARNING, logger="unifind.kb")
     with KnowledgeBase.open(settings) as kb:
@@ -139,3 +140,16 @@ async def test_a_placed_store_that_is_down_degrades_only_its_collection(
     assert listed.exit_code == 0 and SECRET not in listed.output
     stores = {c["name"]: c["store"] for c in json.loads(listed.stdout)}
     assert stores["remote"].startswith("postgresql://postgres:***@127.0.0.1")
+
+
+def _catalog_on_postgres(url: str, tmp_path: Path) -> None:
+    """PostgreSQL as the configured store keeps the catalog too (jsonb metadata)."""
+    with open_routing(url, tmp_path) as store:
+        store.create_collection("away", embedder=None, dim=None, store=f"{tmp_path}/away.db")
+        store.upsert_document(
+            "away", DocumentIn("d", "h"), [ChunkIn(0, "refund", 0, 6, {"refund": 1})]
+        )
+        assert [c.name for c in store.list_collections()] == ["away"]
+    with open_routing(url, tmp_path) as again:
+        assert again.location("away") == f"sqlite://{tmp_path}/away.db"
+        assert len(again.lexical_search("away", ["refund"], limit=3)) == 1

@@ -59,8 +59,9 @@ from unifind.types import Reason
 __all__ = ["CATALOG", "Placement", "RoutingStore", "open_routing"]
 
 CATALOG: Final = "_unifind_catalog"
-# Only the local operator sees it even through a plain store: its entries hold store URLs.
-_HIDDEN: Final = {ACL_KEY: {"tenant": "\x00unifind-catalog", "roles": [], "users": []}}
+# Hidden here; through a plain store only the operator (or that odd tenant) would see it:
+# its entries hold store URLs. No NUL in the name: PostgreSQL's jsonb refuses \u0000.
+_HIDDEN: Final = {ACL_KEY: {"tenant": "unifind:catalog", "roles": [], "users": []}}
 _SNAPSHOT = ("embedder", "dim", "analyzer", "description", "metadata", "created_at")
 
 log = logging.getLogger("unifind.kb")
