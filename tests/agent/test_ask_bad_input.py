@@ -304,3 +304,39 @@ def test_a_100_kb_message_over_http_is_a_clear_error() -> None:
 
     with pytest.raises(ValidationError, match="at most 100000 characters"):
         AskInput(message="x" * 100 * 1024)
+
+
+def test_the_cli_attaches_urls_and_takes_a_deadline(tmp_path: Path, site: FakeWebServer) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from unifind.cli import app
+
+    config = tmp_path / "unifind.yaml"
+    config.write_text(f"home: {tmp_path / 'home'}\nkb: {{embedder: hash}}\n"
+                      "web: {allow_private: true}\n", encoding="utf-8")  # fmt: skip
+    res = CliRunner().invoke(
+        app,
+        ["ask", "summarise this", "--url", f"{site.url}/lease", "--url", f"{site.url}/gone",
+         "--deadline", "20", "--answer", "none", "--json", "--config", str(config)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert "1 March 2027" in out["text"]
+    assert any("/gone" in n for n in out["plan"]["notes"])
+    bad = CliRunner().invoke(app, ["ask", "hi", "--deadline", "0", "--config", str(config)])
+    assert bad.exit_code != 0 and "deadline_s" in bad.output
+
+
+def test_the_ask_operation_takes_url_parts_and_a_deadline() -> None:
+    from pydantic import ValidationError
+
+    from unifind.ops import AskInput, AskPart
+
+    inp = AskInput(message="summarise this", parts=[{"url": "https://example.com/a"}],
+                   deadline_s=5)  # fmt: skip
+    assert inp.parts[0].url == "https://example.com/a" and inp.deadline_s == 5
+    for bad in ({"url": "file:///etc/passwd"}, {"text": "x", "url": "https://e.com/"}, {}):
+        with pytest.raises(ValidationError):
+            AskPart.model_validate(bad)
