@@ -93,6 +93,7 @@ class RoutingStore(KBStore):
         self.default, self.home, self.ttl_s = default, home, ttl_s
         self.spec = canonical(spec, home)
         self._stores: dict[str, KBStore] = {}
+        self._keys: dict[str, str] = {}
         self._lock = threading.RLock()
         self._catalog: dict[str, Placement] | None = None
         self._read_at = 0.0
@@ -105,13 +106,19 @@ class RoutingStore(KBStore):
     def store_at(self, spec: str) -> KBStore:
         """The store ``spec`` names, opened once and shared (Qdrant's local mode allows one
         client per folder); the configured store for its own spec."""
-        key = canonical(spec, self.home)
+        key = self._canonical(spec)
         if key == self.spec:
             return self.default
         with self._lock:
             if key not in self._stores:
                 self._stores[key] = open_store(key, self.home)
             return self._stores[key]
+
+    def _canonical(self, spec: str) -> str:
+        # Cached: resolving a path costs ~0.15 ms of syscalls, on every routed call.
+        if (key := self._keys.get(spec)) is None:
+            key = self._keys[spec] = canonical(spec, self.home)
+        return key
 
     def location(self, name: str) -> str:
         """Where ``name`` lives, as it may be shown (no password)."""
@@ -156,7 +163,7 @@ class RoutingStore(KBStore):
             if exc.kind != "collection":
                 raise
         store, now = self._route(name, fresh=True)  # moved, placed or dropped meanwhile?
-        if _spec(now) == _spec(placed):
+        if (now.spec if now else None) == (placed.spec if placed else None):
             raise self._missing(name, now) from None
         try:
             return op(store)
@@ -202,7 +209,7 @@ class RoutingStore(KBStore):
         ``exist_ok`` (and then only where it already is)."""
         if name == CATALOG:
             raise InputError(f"collection name {name!r} is reserved for the store catalog")
-        target = None if store is None else canonical(store, self.home)
+        target = None if store is None else self._canonical(store)
         if target == self.spec:
             target = None  # placing on the configured store is creating there
         placed = self._placements(fresh=True).get(name)
@@ -262,7 +269,7 @@ class RoutingStore(KBStore):
         """Serve ``name`` from ``spec``, which holds a verified copy (``kb migrate``), then
         remove the copy it was served from. Returns that old location (redacted), or None
         when ``name`` already lived in ``spec``."""
-        target = canonical(spec, self.home)
+        target = self._canonical(spec)
         placed = self._placements(fresh=True).get(name)
         old = placed.spec if placed else self.spec
         if old == target:
@@ -380,10 +387,6 @@ class RoutingStore(KBStore):
         for store in stores:
             store.close()
         self.default.close()
-
-
-def _spec(placed: Placement | None) -> str | None:
-    return placed.spec if placed else None
 
 
 def _placement(doc: DocumentInfo) -> Placement:
