@@ -126,6 +126,23 @@ BM25 = (
     "GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(limit)s"
 )
 
+#: BM25 of some chunks only (query feedback): the collection named by name, so one
+#: statement is one round trip; the same formula and statistics as ``BM25``.
+BM25_OF = (
+    "WITH k AS (SELECT id, lex_count::float8 AS n, "
+    "total_len::float8 / greatest(lex_count, 1) AS avgdl FROM {s}.collections "
+    "WHERE name = %(name)s), "
+    "q AS (SELECT term, count(*)::float8 AS qtf FROM unnest(%(terms)s::text[]) AS term "
+    "GROUP BY term), "
+    "df AS (SELECT p.term, count(*)::float8 AS df FROM {s}.postings AS p JOIN q USING (term) "
+    "JOIN k ON p.collection_id = k.id GROUP BY p.term) "
+    "SELECT p.chunk, sum(q.qtf * ln(1 + (k.n - df.df + 0.5) / (df.df + 0.5)) * p.tf "
+    f"/ (p.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.length / k.avgdl))) AS score "
+    "FROM {s}.postings AS p JOIN q USING (term) JOIN df USING (term) "
+    "JOIN k ON p.collection_id = k.id "
+    "WHERE p.chunk = ANY(%(ids)s::bigint[]) GROUP BY p.chunk"
+)
+
 #: Exact scan: the tie-break on id keeps the planner off the ANN index (stable paging).
 EXACT = (
     "SELECT c.id, -(c.vector <#> %(q)s::vector) AS score FROM {s}.chunks AS c "
@@ -192,14 +209,32 @@ def export_document(conn: Any, q: Any, cid: int, document_id: str) -> Exported |
     return doc, out
 
 
-def chunk_vectors(conn: Any, q: Any, cid: int, chunk_ids: Any) -> dict[str, Any]:
-    """Stored unit vectors of these chunks (query feedback); float32 read back exactly."""
-    wanted = [int(c) for c in chunk_ids if isinstance(c, str) and c.isascii() and c.isdigit()]
+def chunk_ids_of(chunk_ids: Sequence[str]) -> list[int]:
+    """The ids that can be chunk ids (ours are decimal integers); others match nothing."""
+    return [int(c) for c in chunk_ids if isinstance(c, str) and c.isascii() and c.isdigit()]
+
+
+def chunk_vectors(conn: Any, q: Any, name: str, ids: list[int]) -> dict[str, Any]:
+    """Stored unit vectors of these chunks (query feedback) in one statement; float32 is
+    read back exactly. Empty also for an unknown collection (the caller checks)."""
     rows = conn.execute(
         q(
-            "SELECT id, vector::real[] FROM {s}.chunks WHERE id = ANY(%s::bigint[]) "
-            "AND collection_id = %s AND vector IS NOT NULL"
+            "SELECT c.id, c.vector::real[] FROM {s}.chunks AS c JOIN {s}.collections AS k "
+            "ON k.id = c.collection_id WHERE k.name = %s AND c.id = ANY(%s::bigint[]) "
+            "AND c.vector IS NOT NULL"
         ),
-        (wanted, cid),
+        (name, ids),
     )
     return {str(r[0]): np.asarray(r[1], dtype=np.float32) for r in rows}
+
+
+def lexical_scores(
+    conn: Any, q: Any, name: str, terms: Sequence[str], chunk_ids: Sequence[str]
+) -> dict[str, float]:
+    """BM25 of these chunks for ``terms`` in one statement; empty also for an unknown name."""
+    words = [t for t in terms if isinstance(t, str) and t]
+    wanted = chunk_ids_of(chunk_ids)
+    if not words or not wanted:
+        return {}
+    rows = conn.execute(q(BM25_OF), {"name": name, "terms": words, "ids": wanted})
+    return {str(r[0]): float(r[1]) for r in rows}

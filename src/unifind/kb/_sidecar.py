@@ -6,35 +6,57 @@ embedded store's schema), and the engine holds a *derived* vector index per coll
 that follows the sidecar's change log before every vector query, like the embedded
 store's in-memory indexes (``_follow.py``). A writer killed mid-ingest leaves nothing
 visible: the SQLite transaction never committed, and vectors of chunks that don't exist
-are never returned. The applied position is stored in the engine beside the vectors, so a
-restarted process resumes instead of re-uploading.
+are never returned (an in-process engine is only ever changed by this process's
+serialised catch-up; a server's hits are checked against the sidecar). The applied
+position is stored in the engine beside the vectors, so a restarted process resumes
+instead of re-uploading.
+
+Per query the store adds one indexed SQLite read (the change-log head) to the engine's
+own search, plus, on a server, one primary-key lookup of the hits; the engine is asked
+for ``limit + 2`` (the position marker and one past the cut, to see a tie straddling it).
 
 A subclass connects (:meth:`_connect`) and implements the engine's part: create
-(:meth:`_ensure`), drop (:meth:`_drop`), read the applied position (:meth:`_stored_seq`)
-and apply changes (:meth:`_apply`); the lifecycle, the follower and the error mapping are
-here, once.
+(:meth:`_ensure`), drop (:meth:`_drop`), read the applied position (:meth:`_stored_seq`),
+apply changes (:meth:`_apply`) and search (:meth:`_query`); the lifecycle, the follower,
+the error mapping and the rest of ``vector_search`` are here, once.
 """
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+import apsw
+import numpy as np
+import numpy.typing as npt
 
 from unifind.errors import InputError
 from unifind.kb import _remote
-from unifind.kb._follow import _net_changes, load_vectors, read_head
+from unifind.kb._follow import Head, _net_changes, load_vectors, read_head
 from unifind.kb._schema import snapshot
-from unifind.kb.base import CollectionInfo
-from unifind.kb.sqlite import SQLiteStore
+from unifind.kb.base import CollectionInfo, Hit
+from unifind.kb.sqlite import SQLiteStore, _check_search
+
+#: One statement: the stored vectors of some chunks of a collection named by name.
+_VECTORS_SQL = (
+    "SELECT v.chunk, v.vector FROM json_each(?) AS j CROSS JOIN chunk_vectors AS v "
+    "ON v.chunk = j.value CROSS JOIN chunks AS c ON c.id = v.chunk CROSS JOIN documents AS d "
+    "ON d.id = c.doc WHERE d.collection_id = (SELECT id FROM collections WHERE name = ?)"
+)
 
 
 class SidecarVectorStore(SQLiteStore):
     """Vectors in an engine (one engine collection per vector collection), the rest in SQLite."""
 
-    def __init__(self, sidecar: Path, url: str, prefix: str) -> None:
+    def __init__(self, sidecar: Path, url: str, prefix: str, *, embedded: bool) -> None:
         self.url, self.prefix = url, prefix
+        self.embedded = embedded
+        """The engine runs in this process and locks its folder (Qdrant local mode, Milvus
+        Lite): no other process applies changes to it, so after a catch-up (serialised
+        below) it holds exactly the sidecar's chunks and needs no liveness check."""
         self._client: Any = None
         # One client, serialised: Qdrant's local mode is not thread-safe and pymilvus's
         # calls aren't reentrant.
@@ -72,6 +94,13 @@ class SidecarVectorStore(SQLiteStore):
         """Write ``rows`` (id, float32 bytes), delete ``deleted``, record ``seq``."""
         raise NotImplementedError
 
+    def _query(
+        self, head: Head, query: npt.NDArray[np.float32], want: int, allowed: list[int] | None
+    ) -> list[tuple[int, float]]:
+        """The top ``want`` (id, score) by score, ties by id (a tie at the cut widens the
+        fetch), only ids in ``allowed`` if given; never the marker."""
+        raise NotImplementedError
+
     def _closing(self) -> None:
         """Forget per-client state when the client closes."""
 
@@ -96,6 +125,7 @@ class SidecarVectorStore(SQLiteStore):
                 self._client.close()
                 self._client = None
                 self._closing()
+            self._seqs.clear()
         super().close()
 
     def _call(self, fn: Any) -> Any:
@@ -137,26 +167,94 @@ class SidecarVectorStore(SQLiteStore):
             self._drop(head.id)
         self._seqs.pop(head.id, None)
 
-    def _catch_up(self, name: str) -> tuple[int, int]:
-        """Apply the sidecar's committed changes to the engine; ``(collection id, dim)``."""
-        conn = self._conn()
-        with snapshot(conn):
-            head = read_head(conn, name)
-            assert head.dim is not None
-            self._ensure(head.id, head.dim)
-            seq = self._seqs.get(head.id)
-            if seq is None:
-                seq = self._stored_seq(head.id)
-            if seq == head.seq:
-                return head.id, head.dim
-            if seq < head.floor or seq > head.seq:  # log trimmed past us, or a recreated file
-                self._drop(head.id)
-                self._ensure(head.id, head.dim)
-                added: list[int] | None = None
-                deleted: list[int] = []
-            else:
-                added, deleted = _net_changes(conn, head, seq)
-            rows = load_vectors(conn, head.id, added)
-        self._apply(head.id, head.dim, rows, deleted, head.seq)
-        self._seqs[head.id] = head.seq
+    def _catch_up(self, name: str, known: Head | None = None) -> tuple[int, int]:
+        """Apply the sidecar's committed changes to the engine; ``(collection id, dim)``.
+
+        ``known``: a head the caller just read; when this client already applied it, no
+        second read and no engine call is needed (the common case, every query).
+        """
+        if known is not None and known.dim is not None and self._seqs.get(known.id) == known.seq:
+            return known.id, known.dim
+        # Serialised: a follower applying an older snapshot after a newer one would put
+        # back vectors of chunks deleted in between.
+        with self._elock:
+            conn = self._conn()
+            with snapshot(conn):
+                head = read_head(conn, name)
+                assert head.dim is not None
+                seq = self._seqs.get(head.id)
+                if seq is None:  # first use by this client: the engine side may not exist yet
+                    self._ensure(head.id, head.dim)
+                    seq = self._stored_seq(head.id)
+                if seq == head.seq:
+                    self._seqs[head.id] = seq
+                    return head.id, head.dim
+                if seq < head.floor or seq > head.seq:  # log trimmed past us, or a recreated file
+                    self._drop(head.id)
+                    self._ensure(head.id, head.dim)
+                    added: list[int] | None = None
+                    deleted: list[int] = []
+                else:
+                    added, deleted = _net_changes(conn, head, seq)
+                rows = load_vectors(conn, head.id, added)
+            self._apply(head.id, head.dim, rows, deleted, head.seq)
+            self._seqs[head.id] = head.seq
         return head.id, head.dim
+
+    # ---- search ------------------------------------------------------------------------
+
+    def vector_search(
+        self,
+        collection: str,
+        vector: npt.NDArray[np.float32],
+        *,
+        limit: int,
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[Hit]:
+        where = _check_search(limit, filters)
+        conn = self._conn()
+        head = read_head(conn, collection)
+        if head.dim is None or limit == 0:
+            return []
+        query = _remote.query_vector(vector, collection, head.dim)
+        allowed = None
+        if where is not None:
+            allowed = self._allowed(conn, head, where).tolist()
+            if not allowed:
+                return []
+        self._catch_up(collection, head)
+        want = limit
+        while True:
+            hits = self._query(head, query, want, allowed)
+            if self.embedded:
+                return [Hit(str(i), s) for i, s in hits]
+            # A server is shared: another process's follower may have put back the vector
+            # of a chunk deleted since, so the sidecar decides what still exists.
+            live = self._live(conn, [i for i, _ in hits])
+            kept = [Hit(str(i), s) for i, s in hits if i in live]
+            if len(kept) >= limit or len(hits) < want:
+                return kept[:limit]
+            want += 2 * (len(hits) - len(kept)) + 16
+
+    @staticmethod
+    def _live(conn: apsw.Connection, ids: list[int]) -> set[int]:
+        """Which of these chunk ids still exist (ids are never reused: no collection check)."""
+        if not ids:
+            return set()
+        rows = conn.execute(
+            "SELECT id FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        )
+        return {int(r[0]) for r in rows}
+
+    def chunk_vectors(
+        self, collection: str, chunk_ids: Sequence[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Stored unit vectors read from the sidecar in one statement (the engine's copy
+        is derived from them), without loading the collection's matrix into memory."""
+        wanted = [int(c) for c in chunk_ids if isinstance(c, str) and c.isascii() and c.isdigit()]
+        conn = self._conn()
+        rows = conn.execute(_VECTORS_SQL, (json.dumps(wanted), collection)).fetchall()
+        if not rows:
+            read_head(conn, collection)  # an unknown collection raises UnknownName
+        return {str(r[0]): np.frombuffer(cast(bytes, r[1]), dtype="<f4").copy() for r in rows}

@@ -30,7 +30,6 @@ filtered ANN at 1 % selectivity misses what exact search finds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -39,12 +38,9 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind._deps import require
-from unifind.kb import _remote
-from unifind.kb._follow import load_vectors, read_head
+from unifind.kb._follow import Head, load_vectors
 from unifind.kb._schema import snapshot
 from unifind.kb._sidecar import SidecarVectorStore
-from unifind.kb.base import Hit
-from unifind.kb.sqlite import _check_search
 
 _META = 0  # entity 0 carries the applied change-log position; chunk ids start at 1
 _BATCH = 512
@@ -82,7 +78,7 @@ class MilvusStore(SidecarVectorStore):
             self.lite = False
         self._client_args = args
         self._loaded: set[str] = set()
-        super().__init__(sidecar, url, query.get("prefix", "unifind_"))
+        super().__init__(sidecar, url, query.get("prefix", "unifind_"), embedded=self.lite)
 
     def _connect(self) -> Any:
         pm = require("pymilvus", "milvus")
@@ -151,76 +147,56 @@ class MilvusStore(SidecarVectorStore):
         if self.lite:  # Lite scans unsealed rows in Python (~20x slower): seal them now
             self._call(lambda c: c.flush(mname))
 
-    # ---- search ----------------------------------------------------------------------
-
-    def vector_search(
-        self,
-        collection: str,
-        vector: npt.NDArray[np.float32],
-        *,
-        limit: int,
-        filters: Mapping[str, Any] | None = None,
-    ) -> list[Hit]:
-        where = _check_search(limit, filters)
-        conn = self._conn()
-        head = read_head(conn, collection)
-        if head.dim is None or limit == 0:
-            return []
-        query = _remote.query_vector(vector, collection, head.dim)
-        allowed = None
-        if where is not None:
-            allowed = self._allowed(conn, head, where).tolist()
-            if not allowed:
-                return []
-            if len(allowed) <= self.exact_below:
-                return self._exact(collection, head.id, head.dim, query, limit, allowed)
-        coll_id, _ = self._catch_up(collection)
-        hits = self._query(self._ename(coll_id), query, limit, allowed)
-        live = self.get_chunks(collection, [str(h[0]) for h in hits])
-        # Sidecar first: an entity whose chunk is gone (a later delete) is never returned.
-        return [Hit(str(i), s) for i, s in hits if str(i) in live][:limit]
+    # ---- search (``SidecarVectorStore.vector_search``) -----------------------------
 
     def _exact(
-        self,
-        collection: str,
-        coll_id: int,
-        dim: int,
-        query: npt.NDArray[np.float32],
-        limit: int,
-        allowed: list[int],
-    ) -> list[Hit]:
+        self, head: Head, query: npt.NDArray[np.float32], limit: int, allowed: list[int]
+    ) -> list[tuple[int, float]]:
         """Score a small allowed set exactly from the sidecar's vectors (one snapshot)."""
         conn = self._conn()
         with snapshot(conn):
-            rows = load_vectors(conn, coll_id, allowed)
+            rows = load_vectors(conn, head.id, allowed)
         if not rows:
             return []
-        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(-1, dim)
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(
+            -1, head.dim or 0
+        )
         scores = vectors @ query
         order = sorted(range(len(rows)), key=lambda k: (-float(scores[k]), int(rows[k][0])))
-        return [Hit(str(rows[k][0]), float(scores[k])) for k in order[:limit]]
+        return [(int(rows[k][0]), float(scores[k])) for k in order[:limit]]
 
     def _query(
-        self, mname: str, query: npt.NDArray[np.float32], limit: int, allowed: list[int] | None
+        self, head: Head, query: npt.NDArray[np.float32], want: int, allowed: list[int] | None
     ) -> list[tuple[int, float]]:
-        """Top ``limit`` by score, ties by id: widen the fetch until no tie straddles the cut."""
+        if allowed is not None and len(allowed) <= self.exact_below:
+            return self._exact(head, query, want, allowed)
+        mname = self._ename(head.id)
         # The marker is dropped here rather than by a filter (a filter costs ~2 ms on Lite).
         expr = "" if allowed is None else f"id in {allowed}"
-        fetch = min(limit + 17, _TOPK_MAX)  # the marker + 16: ties straddling the cut widen it
+        fetch = min(want + 2, _TOPK_MAX)  # the marker, and one past the cut to see a tie
         params = {"metric_type": "IP"}
+        data = [query.tolist()]
         while True:
             res = self._call(
                 lambda c, n=fetch: c.search(
-                    mname, data=[query.tolist()], limit=n, filter=expr,
+                    mname, data=data, limit=n, filter=expr,
                     search_params=params, output_fields=[],
                 )
             )  # fmt: skip
-            pairs = ((int(h["id"]), float(h["distance"])) for h in res[0])
-            got = sorted((h for h in pairs if h[0] != _META), key=lambda h: (-h[1], h[0]))
+            got = sorted((h for h in _pairs(res[0]) if h[0] != _META), key=lambda h: (-h[1], h[0]))
             short = len(res[0]) < fetch or fetch >= _TOPK_MAX
-            if short or got[-1][1] < got[min(limit, len(got)) - 1][1]:
-                return got[: limit + 16]
+            if short or len(got) <= want or got[want][1] < got[want - 1][1]:
+                return got[:want]
             fetch = min(2 * fetch, _TOPK_MAX)
+
+
+def _pairs(hits: Any) -> list[tuple[int, float]]:
+    """(id, score) of one query's hits. pymilvus 3 keeps them as columns (``ids``,
+    ``distances``); iterating builds a dict per hit and decodes its fields (~2 ms at 100)."""
+    ids, scores = getattr(hits, "ids", None), getattr(hits, "distances", None)
+    if ids is None or scores is None:
+        return [(int(h["id"]), float(h["distance"])) for h in hits]
+    return [(int(i), float(d)) for i, d in zip(ids, scores, strict=True)]
 
 
 def _is_connection_error(exc: BaseException) -> bool:

@@ -304,7 +304,7 @@ class PostgresStore(KBStore):
     def get_chunks(self, collection: str, chunk_ids: Sequence[str]) -> dict[str, ChunkRecord]:
         conn = self._conn()
         cid, _ = self._collection(conn, collection)
-        wanted = [int(c) for c in chunk_ids if isinstance(c, str) and c.isascii() and c.isdigit()]
+        wanted = _pgsql.chunk_ids_of(chunk_ids)
         rows = conn.execute(
             self._sql(
                 'SELECT c.id, d.document_id, c.ordinal, c.text, c.start, c."end", d.title, '
@@ -322,8 +322,22 @@ class PostgresStore(KBStore):
         return {c: found[c] for c in chunk_ids if c in found}
 
     def chunk_vectors(self, collection: str, chunk_ids: Sequence[str]) -> dict[str, Any]:
-        cid, _ = self._collection(conn := self._conn(), collection)
-        return _pgsql.chunk_vectors(conn, self._sql, cid, chunk_ids)
+        """One statement; only an empty answer costs a second one (is the name known?)."""
+        conn = self._conn()
+        got = _pgsql.chunk_vectors(conn, self._sql, collection, _pgsql.chunk_ids_of(chunk_ids))
+        if not got:
+            self._collection(conn, collection)  # an unknown name raises UnknownName
+        return got
+
+    def lexical_scores(
+        self, collection: str, terms: Sequence[str], chunk_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """BM25 of these chunks only, in one statement (``_pgsql.BM25_OF``)."""
+        conn = self._conn()
+        got = _pgsql.lexical_scores(conn, self._sql, collection, terms, chunk_ids)
+        if not got:
+            self._collection(conn, collection)  # an unknown name raises UnknownName
+        return got
 
     def export_document(self, collection: str, document_id: str) -> _pgsql.Exported | None:
         """The document as stored (terms, unit vectors), for ``kb migrate``."""
@@ -365,7 +379,11 @@ class PostgresStore(KBStore):
     ) -> list[Hit]:
         _remote.check_limit(limit)
         conn = self._conn()
-        cid, dim = self._collection(conn, collection)
+        row = conn.execute(
+            self._sql("SELECT id, dim, chunk_count FROM {s}.collections WHERE name = %s"),
+            (collection,),
+        ).fetchone()
+        cid, dim, count = row or (*self._collection(conn, collection), 0)  # unknown: raises
         if filters:
             _pgsql.filter_sql(filters, "c", self.schema)  # bad filters raise first
         if dim is None or limit == 0:
@@ -374,9 +392,6 @@ class PostgresStore(KBStore):
             _remote.query_vector(vector, collection, dim).astype("<f4").tobytes()
         )
         assert q is not None
-        count = conn.execute(
-            self._sql("SELECT chunk_count FROM {s}.collections WHERE id = %s"), (cid,)
-        ).fetchone()[0]
         if filters or count < self.exact_below:
             cond, params = _pgsql.filter_sql(filters, "c", self.schema)
             rows = conn.execute(

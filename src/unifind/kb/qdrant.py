@@ -16,7 +16,6 @@ HNSW is good, but exact is exact, and cheap at 1 % selectivity.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -25,11 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind._deps import require
-from unifind.kb import _remote
-from unifind.kb._follow import read_head
+from unifind.kb._follow import Head
 from unifind.kb._sidecar import SidecarVectorStore
-from unifind.kb.base import Hit
-from unifind.kb.sqlite import _check_search
 
 _META = 0  # point 0 carries the applied change-log position; chunk ids start at 1
 _BATCH = 512
@@ -61,7 +57,8 @@ class QdrantStore(SidecarVectorStore):
                 self._client_args["api_key"] = query["api_key"]
             base = Path(home or Path("~/.unifind").expanduser())
             sidecar = Path(query.get("sidecar", base / f"kb-qdrant-{parts.hostname}.sqlite"))
-        super().__init__(sidecar, url, query.get("prefix", "unifind_"))
+        embedded = "path" in self._client_args
+        super().__init__(sidecar, url, query.get("prefix", "unifind_"), embedded=embedded)
 
     def _connect(self) -> Any:
         qc = require("qdrant_client", "qdrant")
@@ -80,6 +77,7 @@ class QdrantStore(SidecarVectorStore):
         self._call(lambda c: c.delete_collection(self._ename(coll_id)))
 
     def _ensure(self, coll_id: int, dim: int) -> None:
+        """Create the Qdrant collection if missing (once per client: ``_catch_up``)."""
         models = require("qdrant_client.models", "qdrant")
         qname = self._ename(coll_id)
 
@@ -112,56 +110,36 @@ class QdrantStore(SidecarVectorStore):
         mark = models.PointStruct(id=_META, vector=[0.0] * dim, payload={"seq": seq})
         self._call(lambda c: c.upsert(qname, points=[mark], wait=True))
 
-    # ---- search ----------------------------------------------------------------------
-
-    def vector_search(
-        self,
-        collection: str,
-        vector: npt.NDArray[np.float32],
-        *,
-        limit: int,
-        filters: Mapping[str, Any] | None = None,
-    ) -> list[Hit]:
-        where = _check_search(limit, filters)
-        conn = self._conn()
-        head = read_head(conn, collection)
-        if head.dim is None or limit == 0:
-            return []
-        query = _remote.query_vector(vector, collection, head.dim)
-        coll_id, _ = self._catch_up(collection)
-        allowed = None
-        if where is not None:
-            allowed = self._allowed(conn, read_head(conn, collection), where).tolist()
-            if not allowed:
-                return []
-        hits = self._query(self._ename(coll_id), query, limit, allowed)
-        live = self.get_chunks(collection, [str(h[0]) for h in hits])
-        # Sidecar first: a point whose chunk is gone (a later delete) is never returned.
-        return [Hit(str(i), s) for i, s in hits if str(i) in live][:limit]
+    # ---- search (``SidecarVectorStore.vector_search``) -----------------------------
 
     def _query(
-        self, qname: str, query: npt.NDArray[np.float32], limit: int, allowed: list[int] | None
+        self, head: Head, query: npt.NDArray[np.float32], want: int, allowed: list[int] | None
     ) -> list[tuple[int, float]]:
-        """Top ``limit`` by score, ties by id: widen the fetch until no tie straddles the cut."""
+        """Unfiltered queries send no filter and drop the marker (a zero vector) here:
+        local mode evaluates any filter in Python point by point (~20 ms at 11k points)."""
         models = require("qdrant_client.models", "qdrant")
-        ids = [_META] if allowed is None else []
-        must_not = [models.HasIdCondition(has_id=ids)] if ids else None
-        must = [models.HasIdCondition(has_id=allowed)] if allowed is not None else None
-        flt = models.Filter(must=must, must_not=must_not)
+        qname = self._ename(head.id)
+        flt = None
+        if allowed is not None:
+            flt = models.Filter(must=[models.HasIdCondition(has_id=allowed)])
         exact = allowed is not None and len(allowed) <= self.exact_below
         # Local mode is always exact and warns about search_params.
-        params = None if "path" in self._client_args else models.SearchParams(exact=exact)
-        fetch = max(2 * limit, limit + 16)
+        params = None if self.embedded else models.SearchParams(exact=exact)
+        vec = query.tolist()
+        fetch = want + 2  # the marker, and one past the cut to see a tie straddling it
         while True:
             res = self._call(
                 lambda c, n=fetch: c.query_points(
-                    qname, query=query.tolist(), query_filter=flt, limit=n,
+                    qname, query=vec, query_filter=flt, limit=n,
                     search_params=params, with_payload=False,
                 )
             ).points  # fmt: skip
-            got = sorted(((int(p.id), float(p.score)) for p in res), key=lambda h: (-h[1], h[0]))
-            if len(got) < fetch or got[-1][1] < got[min(limit, len(got)) - 1][1]:
-                return got[: limit + 16]
+            got = sorted(
+                ((int(p.id), float(p.score)) for p in res if p.id != _META),
+                key=lambda h: (-h[1], h[0]),
+            )
+            if len(res) < fetch or len(got) <= want or got[want][1] < got[want - 1][1]:
+                return got[:want]
             fetch *= 2
 
 
