@@ -5,6 +5,11 @@ place or returns a new :class:`~unifind.agent.models.Plan`. Through ``ctx.search
 search now (``web``/``kb``/``db``/``all``/``any``/``race``, as ``source=hook``); those
 results join the answer's references, numbered in the same request. A hook that raises or
 outlives ``timeout_s`` is reported in the plan's notes and the pipeline goes on.
+
+A hook may also choose a later stage's implementation: ``plan.uses["answer"] =
+"agent:big"``. That is the ``hook`` layer of the ask settings (above the assistant's,
+below the request's, :mod:`unifind.agent.layers`); ``ctx.set_uses`` records which hook set
+each stage, and a stage that already ran (intent, keywords) is not chosen again.
 """
 
 from __future__ import annotations
@@ -75,6 +80,8 @@ class HookContext:
     def __init__(self, message: str, search: HookSearch) -> None:
         self.message = message
         self.search = search
+        self.set_uses: dict[str, str] = {}
+        """Stage → the hook (``module.function``) that last changed ``plan.uses[stage]``."""
 
 
 async def run_hooks(
@@ -83,6 +90,7 @@ async def run_hooks(
     """Run each hook in turn under its deadline; failures become notes."""
     for hook in hooks:
         name = getattr(hook, "__qualname__", repr(hook))
+        before = dict(plan.uses)
         try:
             async with asyncio.timeout(timeout_s):
                 if inspect.iscoroutinefunction(hook):
@@ -99,5 +107,7 @@ async def run_hooks(
             continue
         if isinstance(out, Plan):
             plan = out
+        who = f"{getattr(hook, '__module__', '')}.{name}".lstrip(".")
+        ctx.set_uses.update({k: who for k, v in plan.uses.items() if before.get(k) != v})
     plan.search = bool(plan.requests)
     return plan

@@ -12,6 +12,7 @@ import sys
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from unifind.cli._out import CONFIG_HELP, err_console, friendly_errors, print_json, settings_for
 
@@ -43,17 +44,25 @@ def ask(
         ),
     ] = None,
     intent: Annotated[
-        str,
+        str | None,
         typer.Option(
             metavar="USES", help="Intent stage: builtin, none, agent:<p>, mcp:<server>.<tool>."
         ),
-    ] = "builtin",
+    ] = None,
     keywords: Annotated[
-        str,
+        str | None,
         typer.Option(
             metavar="USES", help="Keywords stage: builtin, none, agent:<p>, mcp:<server>.<tool>."
         ),
-    ] = "builtin",
+    ] = None,
+    assistant: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Use this assistant's settings (assistants.NAME of the config, layered over "
+            "ask:; flags win). See `unifind config show --explain`.",
+        ),
+    ] = None,
     skip_threshold: Annotated[
         int | None,
         typer.Option(
@@ -72,13 +81,16 @@ def ask(
         searcher = Searcher(settings_for(config))
         try:
             if plan:
-                out = asyncio.run(searcher.plan(message, parts=parts, uses=uses))
+                out = asyncio.run(
+                    searcher.plan(message, parts=parts, uses=uses, assistant=assistant)
+                )
                 if as_json:
                     print_json(out.public())
                 else:
                     _print_plan(out.public())
                 return
-            kw: dict[str, Any] = {"parts": parts, "uses": uses, "answer_uses": answer}
+            kw: dict[str, Any] = {"parts": parts, "uses": uses, "answer_uses": answer,
+                                  "assistant": assistant}  # fmt: skip
             asyncio.run(_stream(searcher, message, as_json, skip_threshold=skip_threshold, **kw))
         finally:
             searcher.close()
@@ -108,6 +120,9 @@ def _print_plan(plan: dict[str, Any]) -> None:
     for req in plan["requests"]:
         err_console.print(f"  {req['type']} ({req['source']}): {req['query']}")
     err_console.print(f"why: {plan['why']}")
+    layers = plan.get("layers") or {}
+    chosen = [f"{k}={v} ({layers.get('uses.' + k, '?')})" for k, v in plan["uses"].items()]
+    err_console.print(escape(f"uses: {', '.join(chosen)}"), soft_wrap=True)
     for note in plan.get("notes") or ():
         err_console.print(f"note: {note}")
 

@@ -16,8 +16,9 @@ from typing import Any
 
 from unifind.agent.hooks import Hook, HookContext, HookSearch, run_hooks
 from unifind.agent.intent import Vocabulary
+from unifind.agent.layers import Layer, for_request, load_hook, merge, settle
 from unifind.agent.models import MAX_MESSAGE_CHARS, Answer, AskEvent, Part, Plan
-from unifind.agent.stages import DEFAULT_USES, STAGES, check_uses, run_intent, run_keywords
+from unifind.agent.stages import run_intent, run_keywords
 from unifind.agent.vocab import vocabulary
 from unifind.engine._util import new_request_id, only_report
 from unifind.engine.otel import traced_ask
@@ -37,30 +38,29 @@ class Asking(SyncFacade):
         message: str,
         *,
         parts: Sequence[Part] = (),
-        uses: Mapping[str, str] | None = None,
+        uses: Mapping[str, str | None] | None = None,
         hooks: Sequence[Hook] = (),
         principal: Principal | None = None,
         request_id: str | None = None,
+        assistant: str | None = None,
     ) -> Plan:
         """What :meth:`ask` would search, and why — without searching."""
         rid = request_id or new_request_id()
         search = HookSearch(self, rid, principal, allowed=False)  # type: ignore[arg-type]
-        return await self._plan(message, parts, uses, hooks, search, rid)
+        layers = for_request(self.settings, assistant, uses)
+        return await self._plan(message, parts, layers, hooks, search, rid)
 
     async def _plan(
         self,
         message: str,
         parts: Sequence[Part],
-        uses: Mapping[str, str] | None,
+        layers: list[Layer],
         hooks: Sequence[Hook],
         search: HookSearch,
         rid: str,
     ) -> Plan:
-        chosen = {**DEFAULT_USES, **(uses or {})}
-        for stage, value in chosen.items():
-            if stage not in STAGES:
-                raise InputError(f"unknown stage {stage!r} in uses; stages: {', '.join(STAGES)}")
-            check_uses(stage, value)
+        cfg = merge(layers)  # the settings' and the request's; the hooks' come after them
+        chosen = cfg.uses
         if not message.strip():
             raise InputError("the message is empty: write a question or a request")
         notes: list[str] = []
@@ -83,9 +83,13 @@ class Asking(SyncFacade):
             requests=reqs,
             why=why,
             uses=chosen,
+            layers=dict(cfg.layers),
             notes=[*notes, *vnotes, *inotes, *knotes],
         )
-        return await run_hooks(hooks, plan, HookContext(message, search))
+        ctx = HookContext(message, search)
+        hooks = [*map(load_hook, cfg["hooks"]), *hooks]  # the configured ones first
+        plan = await run_hooks(hooks, plan, ctx)
+        return settle(plan, layers, ctx.set_uses)
 
     async def ask(self, message: str, **kw: Any) -> Answer:
         """Plan, search, answer with citations and check them; see :meth:`ask_stream`."""
@@ -102,36 +106,46 @@ class Asking(SyncFacade):
         message: str,
         *,
         parts: Sequence[Part] = (),
-        uses: Mapping[str, str] | None = None,
+        uses: Mapping[str, str | None] | None = None,
         hooks: Sequence[Hook] = (),
         principal: Principal | None = None,
         request_id: str | None = None,
         answer_uses: str | None = None,
         skip_threshold: int | None = None,
-        top_n: int = 8,
+        top_n: int | None = None,
+        assistant: str | None = None,
     ) -> AsyncIterator[AskEvent]:
         """Events ``plan`` → ``leg`` (each backend report) → ``references`` →
-        ``answer.delta``… → ``citations`` → ``done`` (``data["output"]``: the Answer)."""
+        ``answer.delta``… → ``citations`` → ``done`` (``data["output"]``: the Answer).
+
+        What is None here comes from the settings' ``ask:`` section, over which the named
+        ``assistant``'s own values are layered (:mod:`unifind.agent.layers`)."""
         from unifind.engine._answering import answer_events
 
         t0 = time.perf_counter()
+        asked = {"answer": answer_uses, **(uses or {})}  # uses["answer"] is the same setting
+        layers = for_request(self.settings, assistant, asked, skip_threshold=skip_threshold,
+                             top_n=top_n)  # fmt: skip
+        cfg = merge(layers)
         rid = request_id or new_request_id()
         search = HookSearch(self, rid, principal, allowed=True)  # type: ignore[arg-type]
-        plan = await self._plan(message, parts, uses, hooks, search, rid)
+        plan = await self._plan(message, parts, layers, hooks, search, rid)
         yield AskEvent("plan", {**plan.public(), "request_id": rid})
         user = USER_COLLECTION.format(rid=rid)
         try:
             if parts:
                 self._ingest_parts(user, parts, plan, principal)
-            results = await self._run_plan(plan, search, rid, principal, skip_threshold)
+            skip = cfg["skip_threshold"]
+            results = await self._run_plan(plan, search, rid, principal, skip)
             for res in results:
                 for rep in res.reports:
                     yield AskEvent("leg", rep.model_dump(mode="json", exclude_none=True))
         finally:
             if parts:
                 self._drop_parts(user, principal)
+        answer_uses = plan.uses["answer"]  # a hook may have chosen it
         async for ev in answer_events(
-            self, message, plan, results, rid, answer_uses=answer_uses, top_n=top_n, t0=t0
+            self, message, plan, results, rid, answer_uses=answer_uses, top_n=cfg["top_n"], t0=t0
         ):
             yield ev
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from unifind.agent.answer import answer_profile
+from unifind.agent.layers import for_request, merge
 from unifind.agent.models import Answer, Part, Plan
 from unifind.agent.stages import STAGES, check_uses
 from unifind.errors import UnknownName
@@ -67,8 +68,11 @@ class AskInput(_In):
     uses: AskUses = Field(default_factory=AskUses)
     request_id: str | None = Field(default=None, pattern=ID_PATTERN)
     """Citation ids continue across every search with the same id; one is made when omitted."""
-    limit: int = Field(default=8, ge=1, le=50)
-    """References given to the answer."""
+    limit: int | None = Field(default=None, ge=1, le=50)
+    """References given to the answer (default: ``ask.top_n`` of the settings, 8)."""
+    assistant: str | None = Field(default=None, max_length=256)
+    """A named assistant of the settings (``assistants:``): its ``ask`` values are layered
+    over the global ones; this request's own values still win."""
     skip_threshold: int | None = Field(default=None, ge=1, le=1000)
     """Skip the other legs when the attached parts alone give this many hits."""
 
@@ -140,7 +144,9 @@ def ask_kwargs(ops: Operations, inp: AskInput, principal: Principal | None) -> d
     if inp.sources is not None and inp.sources.kb is not None:
         for name in inp.sources.kb.collections or []:
             ops.kb.collection(name, principal=who)
-    check_answer(ops, inp.uses.answer)
+    # The assistant and the settings may choose the answer too: check the one that will run.
+    asked = merge(for_request(ops.settings, inp.assistant, {"answer": inp.uses.answer}))
+    check_answer(ops, asked.uses["answer"])
     hooks = [sources_hook(inp, inp.sources)] if inp.sources is not None else []
     return {
         "parts": [Part(text=p.text, title=p.title) for p in inp.parts],
@@ -151,6 +157,7 @@ def ask_kwargs(ops: Operations, inp: AskInput, principal: Principal | None) -> d
         "answer_uses": inp.uses.answer,
         "skip_threshold": inp.skip_threshold,
         "top_n": inp.limit,
+        "assistant": inp.assistant,
     }
 
 
