@@ -1,9 +1,10 @@
 """The streamed form of a search: typed events as they happen (DESIGN §12).
 
-``plan`` (what will run) → one ``leg`` event per backend report, the moment its leg
-finishes → ``items`` (the fused list so far, cited) → ``references`` (when asked) →
-``done`` (the whole :class:`~unifind.ops.models.SearchOutput`). Closing the iterator
-cancels the legs still running: a client that disconnects stops the work it started.
+``plan`` (what will run, with the ``request_id`` and a localised ``Searching N sources…``)
+→ one ``leg`` event per backend report, the moment its leg finishes → ``items`` (the
+fused list so far, cited) → ``references`` (when asked) → ``done`` (the whole
+:class:`~unifind.ops.models.SearchOutput`). Closing the iterator cancels the legs still
+running: a client that disconnects stops the work it started.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from unifind.trace import message
 from unifind.types import Principal, SearchRequest, SearchResult, SearchResults
 
 if TYPE_CHECKING:
@@ -67,7 +69,7 @@ async def search_events(
 ) -> AsyncIterator[OpEvent]:
     """Run ``inp`` and yield its events (see the module docstring)."""
     t0 = time.perf_counter()
-    yield OpEvent("plan", plan_data(inp, reqs, rid))
+    yield OpEvent("plan", plan_data(inp, reqs, rid), message(locale, "loading", n=len(reqs)))
     finished: list[SearchResult] = []
     results: SearchResults | None = None
     events = ops.searcher.stream(
