@@ -265,3 +265,24 @@ print(sorted(m for m in sys.modules if m.startswith("opentelemetry")))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_process_nobody_configured_exports_where_otel_traces_exporter_says(
+    tmp_path: Path,
+) -> None:
+    code = """
+import asyncio
+from unifind import Searcher, SearchRequest, load_settings
+from unifind.testing.legs import FakeLeg
+s = Searcher(load_settings(), legs={"kb": FakeLeg("kb")})
+asyncio.run(s.all([SearchRequest(type="kb", query="q")]))
+"""
+    base = {"UNIFIND_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "UNIFIND_OTEL": "1"}
+    runs = {
+        name: subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        for name, env in (("console", {**base, "OTEL_TRACES_EXPORTER": "console"}),
+                          ("unset", base))
+    }  # fmt: skip
+    assert all(r.returncode == 0 for r in runs.values()), runs
+    assert '"name": "retrieval kb"' in runs["console"].stdout
+    assert runs["unset"].stdout == ""  # no provider of its own: nothing printed, nothing taken

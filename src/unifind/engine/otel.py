@@ -77,16 +77,24 @@ def tracer() -> Tracer:
 
 
 def _default_provider(api: Any) -> None:
-    """An SDK provider for a process nobody configured (the CLI, ``unifind serve``), with
-    the exporters ``OTEL_TRACES_EXPORTER`` names (``otlp`` by default, ``console``)."""
+    """An SDK provider for a process nobody configured (the CLI, ``unifind serve``) when
+    ``OTEL_TRACES_EXPORTER`` names exporters (``otlp``, ``console``).
+
+    Without that variable the global provider is left alone: an application that sets its
+    own after the first search still gets every span (the API's proxy tracer delegates to
+    it), where one set here first would refuse it.
+    """
     global _checked_global
-    if _checked_global or not isinstance(api.get_tracer_provider(), api.ProxyTracerProvider):
+    names = os.environ.get("OTEL_TRACES_EXPORTER", "").strip()
+    if _checked_global or not names:
         return
     _checked_global = True
+    if not isinstance(api.get_tracer_provider(), api.ProxyTracerProvider):
+        return  # configured by the application (or opentelemetry-instrument)
     sdk = require("opentelemetry.sdk.trace", "otel")
     export = require("opentelemetry.sdk.trace.export", "otel")
     provider = sdk.TracerProvider()  # its Resource reads OTEL_SERVICE_NAME and friends
-    for name in os.environ.get("OTEL_TRACES_EXPORTER", "otlp").split(","):
+    for name in names.split(","):
         if (exporter := _exporter(name.strip(), export)) is not None:
             provider.add_span_processor(export.BatchSpanProcessor(exporter))
     api.set_tracer_provider(provider)
