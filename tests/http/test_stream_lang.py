@@ -29,3 +29,9 @@ async def test_a_chinese_caller_reads_chinese_progress(client: httpx.AsyncClient
         assert not re.findall(r"[A-Za-z]+", data.get("message", "")), data
     english = await client.post("/v1/search", json=BODY, headers={"Accept": "text/event-stream"})
     assert events(english.text)[0][1]["message"] == "Searching 1 source…"
+
+
+async def test_the_first_supported_language_listed_wins(client: httpx.AsyncClient) -> None:
+    headers = {"Accept": "text/event-stream", "Accept-Language": "de-DE, zh;q=0.5"}
+    r = await client.post("/v1/search", json=BODY, headers=headers)
+    assert events(r.text)[0][1]["message"] == "正在搜索 1 个来源…"

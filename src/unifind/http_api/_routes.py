@@ -26,6 +26,7 @@ from unifind.ops import (
 )
 from unifind.ops.models import ID_PATTERN
 from unifind.store import SearchRecord
+from unifind.trace import pick_locale
 
 router = APIRouter(prefix="/v1", responses=ERRORS)
 #: Outside /v1: ``/ready`` (needs a key) and ``/health`` (public, for probes).
@@ -74,10 +75,18 @@ async def search(
 ) -> Response:
     ops = ops_of(request)
     if stream or "text/event-stream" in request.headers.get("accept", ""):
-        lang = request.headers.get("accept-language", "")
-        events = ops.search_stream(body, principal=who, locale="zh" if lang[:2] == "zh" else "en")
+        events = ops.search_stream(body, principal=who, locale=_locale(request))
         return EventStream(events, heartbeat_s=request.app.state.unifind.heartbeat_s)
     return json_response(await ops.search(body, principal=who))
+
+
+def _locale(request: Request) -> str:
+    """Progress language: the caller's ``Accept-Language`` (``de, zh;q=0.5`` → zh), else
+    the server's ``telemetry.lang``."""
+    asked = request.headers.get("accept-language")
+    if asked:
+        return pick_locale(asked)
+    return str(ops_of(request).settings.telemetry.lang)
 
 
 @router.post("/fetch", response_model=FetchOutput, summary=_summary("fetch"))
