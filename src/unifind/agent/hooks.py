@@ -10,12 +10,20 @@ A hook may also choose a later stage's implementation: ``plan.uses["answer"] =
 "agent:big"``. That is the ``hook`` layer of the ask settings (above the assistant's,
 below the request's, :mod:`unifind.agent.layers`); ``ctx.set_uses`` records which hook set
 each stage, and a stage that already ran (intent, keywords) is not chosen again.
+
+A hook works on a copy of the plan, adopted only when it returns in time: one cut by its
+deadline leaves no half-made edits behind. A sync hook runs on its own daemon thread, so
+its deadline can cut the wait for it; Python cannot stop a thread, so a sync hook that
+never returns keeps that thread busy until the process exits (it does not delay the exit,
+and the ask goes on without it). An async hook is cancelled at its deadline.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -85,29 +93,54 @@ class HookContext:
 
 
 async def run_hooks(
-    hooks: Iterable[Hook], plan: Plan, ctx: HookContext, *, timeout_s: float = HOOK_TIMEOUT_S
+    hooks: Iterable[Hook], plan: Plan, ctx: HookContext, *, timeout_s: float | None = None
 ) -> Plan:
-    """Run each hook in turn under its deadline; failures become notes."""
+    """Run each hook in turn under its deadline (``HOOK_TIMEOUT_S`` unless given); failures
+    become notes."""
+    limit = HOOK_TIMEOUT_S if timeout_s is None else timeout_s
     for hook in hooks:
         name = getattr(hook, "__qualname__", repr(hook))
         before = dict(plan.uses)
+        draft = plan.model_copy(deep=True)
         try:
-            async with asyncio.timeout(timeout_s):
+            async with asyncio.timeout(max(limit, 0.0)):
                 if inspect.iscoroutinefunction(hook):
-                    out = await hook(plan, ctx)
-                else:  # a blocking hook runs on a thread, so its deadline can still cut it
-                    out = await asyncio.to_thread(hook, plan, ctx)
+                    out = await hook(draft, ctx)
+                else:
+                    out = await _on_daemon_thread(hook, draft, ctx)
                     if inspect.isawaitable(out):
                         out = await out
         except TimeoutError:
-            plan.notes.append(f"hook {name} cut after {timeout_s:g} s")
+            plan.notes.append(f"hook {name} cut after {limit:g} s (its edits were dropped)")
             continue
         except Exception as exc:  # a hook's bug is reported, the ask goes on (issue #10)
             plan.notes.append(f"hook {name} failed: {type(exc).__name__}: {exc}")
             continue
-        if isinstance(out, Plan):
-            plan = out
+        plan = out if isinstance(out, Plan) else draft
         who = f"{getattr(hook, '__module__', '')}.{name}".lstrip(".")
         ctx.set_uses.update({k: who for k, v in plan.uses.items() if before.get(k) != v})
     plan.search = bool(plan.requests)
     return plan
+
+
+def _on_daemon_thread(fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+    """``fn(*args)`` on a daemon thread of its own. Unlike ``asyncio.to_thread`` (the loop's
+    executor, joined when ``asyncio.run`` ends), a call that never returns cannot hold up
+    the loop's shutdown or the interpreter's exit."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not fut.done():  # cut by its deadline already: nobody waits for it
+            fut.set_result(value) if ok else fut.set_exception(value)
+
+    def work() -> None:
+        try:
+            value, ok = fn(*args), True
+        except BaseException as exc:  # handed to the waiting hook runner, which notes it
+            value, ok = exc, False
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(settle, ok, value)
+
+    threading.Thread(target=work, name="unifind-hook", daemon=True).start()
+    return fut

@@ -22,7 +22,15 @@ class Part(BaseModel):
     text: str | None = None
     file: str | None = None
     """A local path (CLI and library; not accepted over HTTP)."""
+    url: str | None = None
+    """An http(s) page, fetched by the web leg's fetcher under its SSRF rules (private and
+    loopback targets refused unless ``web.allow_private``)."""
     title: str = ""
+
+    @property
+    def kind(self) -> str:
+        """``text``, ``file`` or ``url``: the one field set (checked by ``ask``)."""
+        return "url" if self.url is not None else "file" if self.file is not None else "text"
 
 
 class Plan(BaseModel):

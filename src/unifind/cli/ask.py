@@ -36,6 +36,15 @@ def ask(
         list[str] | None,
         typer.Option("--text", metavar="WORDS", help="Attach text: searched first (repeatable)."),
     ] = None,
+    url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--url",
+            metavar="URL",
+            help="Attach a web page (fetched under the web leg's SSRF rules): searched first "
+            "(repeatable).",
+        ),
+    ] = None,
     answer: Annotated[
         str | None,
         typer.Option(
@@ -69,6 +78,14 @@ def ask(
             metavar="N", help="Skip the other legs when the attachments give this many hits."
         ),
     ] = None,
+    deadline: Annotated[
+        float | None,
+        typer.Option(
+            metavar="SECONDS",
+            help="The whole ask's deadline (default 60): what is still running then is cut "
+            "and reported; the answer says so.",
+        ),
+    ] = None,
     config: Annotated[str | None, typer.Option(metavar="PATH", help=CONFIG_HELP)] = None,
 ) -> None:
     """Answer a message from the searches it needs, with every citation checked."""
@@ -76,6 +93,7 @@ def ask(
     from unifind.engine import Searcher
 
     parts = [Part(file=f) for f in file or ()] + [Part(text=t) for t in text or ()]
+    parts += [Part(url=u) for u in url or ()]
     uses = {"intent": intent, "keywords": keywords}
     with friendly_errors():
         searcher = Searcher(settings_for(config))
@@ -90,7 +108,7 @@ def ask(
                     _print_plan(out.public())
                 return
             kw: dict[str, Any] = {"parts": parts, "uses": uses, "answer_uses": answer,
-                                  "assistant": assistant}  # fmt: skip
+                                  "deadline_s": deadline, "assistant": assistant}  # fmt: skip
             asyncio.run(_stream(searcher, message, as_json, skip_threshold=skip_threshold, **kw))
         finally:
             searcher.close()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from unifind.agent.answer import NO_LLM, answer_profile, messages
 from unifind.agent.citestream import CitationStream
+from unifind.agent.deadline import until
 from unifind.agent.models import Answer, AskEvent, CitationReport, Plan, Unsupported
 from unifind.agent.support import THRESHOLD, best_sentences, support
 from unifind.cite import References, check_citations
@@ -31,6 +32,7 @@ async def answer_events(
     answer_uses: str | None,
     top_n: int,
     t0: float,
+    deadline: float | None = None,
 ) -> AsyncIterator[AskEvent]:
     """``references`` → ``answer.delta``… → ``citations`` → ``done``."""
     refs = searcher.references(results, request_id=rid, top_n=top_n, citation_format="[{id}]")
@@ -44,11 +46,15 @@ async def answer_events(
         llm = f"agent:{name}"
         stream = CitationStream()
         try:
-            async for delta in llm_deltas(searcher.settings, name, messages(message, refs)):
+            deltas = llm_deltas(searcher.settings, name, messages(message, refs))
+            async for delta in until(deadline, deltas):  # the ask's overall deadline
                 text, _cited = stream.feed(delta)
                 if text:
                     parts.append(text)
                     yield AskEvent("answer.delta", {"text": text})
+        except TimeoutError:
+            note = f"the ask's overall deadline cut the LLM ({llm}) mid-answer; "
+            note += "the references stand"
         except SourceError as exc:
             note = f"the LLM ({llm}) failed: {exc.reason.value}: {exc}; the references stand"
         tail, _ = stream.flush()

@@ -14,6 +14,8 @@ import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+from unifind.agent import hooks as _hooks
+from unifind.agent.deadline import deadline_at, left
 from unifind.agent.hooks import Hook, HookContext, HookSearch, run_hooks
 from unifind.agent.intent import Vocabulary
 from unifind.agent.layers import Layer, for_request, load_hook, merge, settle
@@ -26,6 +28,8 @@ from unifind.engine.sync import SyncFacade
 from unifind.errors import InputError
 from unifind.types import Principal, Reason, SearchRequest, SearchResult, SearchResults, Status
 
+MAX_URL_CHARS = 200_000
+"""Text kept of one attached URL (the rest is cut and the plan says so)."""
 USER_COLLECTION = "_ask_{rid}"
 """The ephemeral collection of a request's attached parts (deleted when the ask ends)."""
 
@@ -58,11 +62,13 @@ class Asking(SyncFacade):
         hooks: Sequence[Hook],
         search: HookSearch,
         rid: str,
+        deadline: float | None = None,
     ) -> Plan:
         cfg = merge(layers)  # the settings' and the request's; the hooks' come after them
         chosen = cfg.uses
         if not message.strip():
             raise InputError("the message is empty: write a question or a request")
+        _check_parts(parts)
         notes: list[str] = []
         if len(message) > MAX_MESSAGE_CHARS:
             notes.append(f"message cut to {MAX_MESSAGE_CHARS:,} of {len(message):,} chars")
@@ -86,9 +92,13 @@ class Asking(SyncFacade):
             layers=dict(cfg.layers),
             notes=[*notes, *vnotes, *inotes, *knotes],
         )
+        # Each hook has its own deadline, and none may outlive the ask's.
+        hook_s = _hooks.HOOK_TIMEOUT_S
+        if deadline is not None:
+            hook_s = min(hook_s, left(deadline))
         ctx = HookContext(message, search)
         hooks = [*map(load_hook, cfg["hooks"]), *hooks]  # the configured ones first
-        plan = await run_hooks(hooks, plan, ctx)
+        plan = await run_hooks(hooks, plan, ctx, timeout_s=hook_s)
         return settle(plan, layers, ctx.set_uses)
 
     async def ask(self, message: str, **kw: Any) -> Answer:
@@ -113,40 +123,52 @@ class Asking(SyncFacade):
         answer_uses: str | None = None,
         skip_threshold: int | None = None,
         top_n: int | None = None,
+        deadline_s: float | None = None,
         assistant: str | None = None,
     ) -> AsyncIterator[AskEvent]:
         """Events ``plan`` → ``leg`` (each backend report) → ``references`` →
         ``answer.delta``… → ``citations`` → ``done`` (``data["output"]``: the Answer).
 
         What is None here comes from the settings' ``ask:`` section, over which the named
-        ``assistant``'s own values are layered (:mod:`unifind.agent.layers`)."""
+        ``assistant``'s own values are layered (:mod:`unifind.agent.layers`).
+        ``deadline_s`` (default ``ask.deadline_s``, 60 s) bounds the
+        whole ask: searches still running then are cancelled and reported
+        ``degraded``/``timeout``, the references gathered so far are kept, and the answer's
+        note says the deadline cut it."""
         from unifind.engine._answering import answer_events
 
         t0 = time.perf_counter()
         asked = {"answer": answer_uses, **(uses or {})}  # uses["answer"] is the same setting
         layers = for_request(self.settings, assistant, asked, skip_threshold=skip_threshold,
-                             top_n=top_n)  # fmt: skip
+                             top_n=top_n, deadline_s=deadline_s)  # fmt: skip
         cfg = merge(layers)
+        deadline = deadline_at(cfg["deadline_s"], t0)
         rid = request_id or new_request_id()
         search = HookSearch(self, rid, principal, allowed=True)  # type: ignore[arg-type]
-        plan = await self._plan(message, parts, layers, hooks, search, rid)
+        plan = await self._plan(message, parts, layers, hooks, search, rid, deadline)
         yield AskEvent("plan", {**plan.public(), "request_id": rid})
         user = USER_COLLECTION.format(rid=rid)
         try:
             if parts:
-                self._ingest_parts(user, parts, plan, principal)
+                await self._ingest_parts(user, parts, plan, principal, deadline)
             skip = cfg["skip_threshold"]
-            results = await self._run_plan(plan, search, rid, principal, skip)
+            results = await self._run_plan(plan, search, rid, principal, skip, deadline)
             for res in results:
                 for rep in res.reports:
                     yield AskEvent("leg", rep.model_dump(mode="json", exclude_none=True))
         finally:
             if parts:
                 self._drop_parts(user, principal)
+        cut = _cut_note(deadline, t0, results)
         answer_uses = plan.uses["answer"]  # a hook may have chosen it
+        if cut is not None:  # no time is left for an LLM: the best sentences of what came
+            answer_uses = "none"
         async for ev in answer_events(
-            self, message, plan, results, rid, answer_uses=answer_uses, top_n=cfg["top_n"], t0=t0
-        ):
+            self, message, plan, results, rid, answer_uses=answer_uses, top_n=cfg["top_n"], t0=t0,
+            deadline=deadline,
+        ):  # fmt: skip
+            if ev.kind == "done" and cut is not None:
+                ev.data["output"].note = cut
             yield ev
 
     async def _run_plan(
@@ -156,6 +178,7 @@ class Asking(SyncFacade):
         rid: str,
         principal: Principal | None,
         skip_threshold: int | None,
+        deadline: float | None = None,
     ) -> list[SearchResult]:
         """The plan's requests: the user's first, then the rest unless they answered."""
         user = [r for r in plan.requests if r.source == "user"]
@@ -166,11 +189,12 @@ class Asking(SyncFacade):
         if hidden:
             rest = [self._except(r, hidden, principal) for r in rest]
         out: list[SearchResult] = list(search.results)
+        kw: dict[str, Any] = {"request_id": rid, "principal": principal}
         if user:
-            first = await self.all(user, request_id=rid, principal=principal, record=False)
+            first = await self.all(user, record=False, **kw, timeout_s=_left(deadline))
             hits = sum(len(r.items) for r in first.results)
             if not hits and hidden:  # "summarise this": the question names nothing in them
-                first = await self._parts_as_they_are(user, hidden, rid, principal, plan)
+                first = await self._parts_as_they_are(user, hidden, plan, kw, _left(deadline))
                 hits = sum(len(r.items) for r in first.results)
             out += first.results
             if skip_threshold is not None and hits >= skip_threshold:
@@ -180,7 +204,7 @@ class Asking(SyncFacade):
                 )
                 return out + [_skipped(r, hits, skip_threshold) for r in rest]
         if rest:
-            res = await self.all(rest, request_id=rid, principal=principal)
+            res = await self.all(rest, **kw, timeout_s=_left(deadline))
             out += res.results
         return out
 
@@ -188,20 +212,20 @@ class Asking(SyncFacade):
         self,
         user: list[SearchRequest],
         names: set[str],
-        rid: str,
-        principal: Principal | None,
         plan: Plan,
+        kw: dict[str, Any],
+        timeout_s: float | None,
     ) -> SearchResults:
         """The attached parts searched by their own titles and opening words, so a request
         about them as a whole ("summarise this") still gets them as references."""
-        who = self._who(principal)
+        who = self._who(kw["principal"])
         docs = [d for n in sorted(names) for d in self.kb.documents(n, principal=who)]
         query = " ".join(d.title for d in docs if d.title) or " ".join(d.document_id for d in docs)
         if not query.strip():
-            return SearchResults(request_id=rid)
+            return SearchResults(request_id=kw["request_id"])
         plan.notes.append("the question matched no words of the attached parts: used them whole")
         again = [r.model_copy(update={"query": query[:2000]}) for r in user]
-        return await self.all(again, request_id=rid, principal=principal, record=False)
+        return await self.all(again, record=False, timeout_s=timeout_s, **kw)
 
     def _except(
         self, req: SearchRequest, hidden: set[str], principal: Principal | None
@@ -212,15 +236,27 @@ class Asking(SyncFacade):
         others = tuple(n for n in names if n not in hidden)
         return req.model_copy(update={"collections": others or tuple(hidden)})
 
-    def _ingest_parts(
-        self, name: str, parts: Sequence[Part], plan: Plan, principal: Principal | None
+    async def _ingest_parts(
+        self,
+        name: str,
+        parts: Sequence[Part],
+        plan: Plan,
+        principal: Principal | None,
+        deadline: float | None = None,
     ) -> None:
         """Attached parts into an ephemeral lexical collection; unreadable ones are named."""
         who = self._who(principal)
         self.kb.create(name, embedder=None, exist_ok=True, principal=who)
+        pages = await self._fetch_urls([p.url for p in parts if p.url], plan, deadline)
         for i, part in enumerate(parts, start=1):
             try:
-                if part.text is not None:
+                if part.url is not None:
+                    if (page := pages.get(part.url)) is not None:
+                        title = part.title or page.title or part.url
+                        self.kb.ingest_text(name, page.text, document_id=part.url, title=title,
+                                            metadata={"url": page.final_url or part.url},
+                                            principal=who)  # fmt: skip
+                elif part.text is not None:
                     title = part.title or f"part {i}"
                     self.kb.ingest_text(name, part.text, document_id=f"part-{i}", title=title,
                                         principal=who)  # fmt: skip
@@ -229,12 +265,71 @@ class Asking(SyncFacade):
                     for bad in report.failures:
                         plan.notes.append(f"attached file not read: {bad.error or bad.path}")
             except Exception as exc:  # one unreadable part must not stop the others
-                what = part.file or f"part {i}"
+                what = part.url or part.file or f"part {i}"
                 plan.notes.append(f"attached {what} not read: {type(exc).__name__}: {exc}")
+
+    async def _fetch_urls(
+        self, urls: Sequence[str], plan: Plan, deadline: float | None
+    ) -> dict[str, Any]:
+        """The attached URLs' pages by the web leg's fetcher (its SSRF rules included);
+        each one that can't be fetched is named in the plan's notes."""
+        if not urls:
+            return {}
+        try:
+            leg = self.leg("web")
+            if leg is None:
+                raise LookupError("no web leg in this build")
+            got = await leg.fetch_many(
+                list(dict.fromkeys(urls)), max_chars=MAX_URL_CHARS, timeout_s=_left(deadline)
+            )
+        except Exception as exc:  # a broken web config must not stop the other parts
+            why = f"{type(exc).__name__}: {exc}"
+            plan.notes += [f"attached URL not fetched: {u}: {why}" for u in urls]
+            return {}
+        pages: dict[str, Any] = {}
+        for res in got:
+            if res.ok and res.text.strip():
+                pages[res.url] = res
+                if res.truncated_chars:
+                    plan.notes.append(f"attached URL {res.url} cut to {MAX_URL_CHARS:,} chars")
+                continue
+            why = res.report.error or getattr(res.report.reason, "value", "") or "no text"
+            plan.notes.append(f"attached URL not fetched: {res.url}: {why}")
+        return pages
 
     def _drop_parts(self, name: str, principal: Principal | None) -> None:
         with contextlib.suppress(Exception):
             self.kb.delete(name, principal=self._who(principal))
+
+
+def _check_parts(parts: Sequence[Part]) -> None:
+    for i, part in enumerate(parts, start=1):
+        given = [k for k in ("text", "file", "url") if getattr(part, k) is not None]
+        if len(given) != 1:
+            got = ", ".join(given) or "none"
+            raise InputError(f"attached part {i}: set exactly one of text, file, url (got {got})")
+        if part.url is not None and not part.url.startswith(("http://", "https://")):
+            raise InputError(f"attached URL {part.url!r}: write an http:// or https:// URL")
+
+
+def _left(deadline: float | None) -> float | None:
+    # 1 ms, not 0: the orchestrator reads 0 as "no deadline" in places; what starts after
+    # the deadline is cut at once and reported as timed out.
+    return None if deadline is None else max(left(deadline), 0.001)
+
+
+def _cut_note(deadline: float, t0: float, results: Sequence[SearchResult]) -> str | None:
+    """The answer's note when the overall deadline passed before it; None otherwise."""
+    # 20 ms of slack: the orchestrator's clock may wake a hair before ours.
+    if deadline - time.perf_counter() > 0.02:
+        return None
+    cut = [f"{r.leg}/{r.backend}" for res in results for r in res.reports
+           if r.reason is Reason.TIMEOUT]  # fmt: skip
+    what = f"{', '.join(cut)} cut" if cut else "nothing left for an answer"
+    return (
+        f"the ask's overall deadline of {deadline - t0:g} s passed before the answer ({what}): "
+        "extractive answer from the references gathered so far"
+    )
 
 
 def _auto_request(leg: str, message: str, words: Sequence[str]) -> SearchRequest:

@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from unifind.agent.answer import answer_profile
 from unifind.agent.layers import for_request, merge
@@ -36,10 +36,21 @@ class _In(BaseModel):
 
 
 class AskPart(_In):
-    """Text the user attached to the message: searched first, as ``source=user``."""
+    """Text or a web page the user attached to the message: searched first, as
+    ``source=user``. Set ``text`` or ``url``, not both."""
 
-    text: str = Field(min_length=1, max_length=1_000_000)
+    text: str | None = Field(default=None, min_length=1, max_length=1_000_000)
+    url: str | None = Field(default=None, pattern=r"^https?://", max_length=2_000)
+    """An http(s) page, fetched by the web leg's fetcher under its SSRF rules (private
+    and loopback targets refused unless ``web.allow_private``); one that can't be fetched
+    is named in the plan's notes and the ask goes on."""
     title: str = Field(default="", max_length=1_000)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> AskPart:
+        if (self.text is None) == (self.url is None):
+            raise ValueError("a part sets exactly one of text or url")
+        return self
 
 
 class AskUses(_In):
@@ -75,6 +86,9 @@ class AskInput(_In):
     over the global ones; this request's own values still win."""
     skip_threshold: int | None = Field(default=None, ge=1, le=1000)
     """Skip the other legs when the attached parts alone give this many hits."""
+    deadline_s: float | None = Field(default=None, gt=0, le=600)
+    """The whole ask's deadline (default 60 s): searches still running then are reported
+    ``degraded``/``timeout``, the references gathered so far are kept and the answer says so."""
 
     @field_validator("message")
     @classmethod
@@ -149,7 +163,7 @@ def ask_kwargs(ops: Operations, inp: AskInput, principal: Principal | None) -> d
     check_answer(ops, asked.uses["answer"])
     hooks = [sources_hook(inp, inp.sources)] if inp.sources is not None else []
     return {
-        "parts": [Part(text=p.text, title=p.title) for p in inp.parts],
+        "parts": [Part(text=p.text, url=p.url, title=p.title) for p in inp.parts],
         "uses": stage_uses(inp),
         "hooks": hooks,
         "principal": who,
@@ -158,6 +172,7 @@ def ask_kwargs(ops: Operations, inp: AskInput, principal: Principal | None) -> d
         "skip_threshold": inp.skip_threshold,
         "top_n": inp.limit,
         "assistant": inp.assistant,
+        "deadline_s": inp.deadline_s,
     }
 
 
