@@ -159,6 +159,21 @@ async def test_the_overall_deadline_cancels_slow_searches_and_keeps_the_rest(
     assert "web/" in out.note and out.llm is None and "[ref_001]" in out.text
 
 
+async def test_a_slow_llm_intent_stage_gives_way_to_the_builtin_at_the_deadline(
+    searcher: Searcher,
+) -> None:
+    with OpenAIServer() as srv:
+        srv.script_chat(Reply(delay=3.0, body="too late"))
+        s = _with(searcher, srv.base_url, timeout_s=30)
+        t0 = time.perf_counter()
+        out = await s.ask(QUESTION, uses={"intent": "agent:answer"}, answer_uses="none",
+                          deadline_s=0.5)  # fmt: skip
+    assert time.perf_counter() - t0 < 2.5
+    assert any("intent agent:answer cut by the ask's deadline" in n for n in out.plan.notes)
+    assert out.plan.legs == ["kb"]  # the builtin's choice
+    assert out.note is not None and "overall deadline" in out.note
+
+
 async def test_a_bad_deadline_is_refused_before_anything_runs(searcher: Searcher) -> None:
     with pytest.raises(InputError, match="deadline_s"):
         await searcher.ask(QUESTION, deadline_s=0)

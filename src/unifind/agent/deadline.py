@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
 from unifind.errors import InputError
@@ -54,3 +54,12 @@ async def until(deadline: float | None, stream: AsyncIterator[T]) -> AsyncIterat
         close = getattr(stream, "aclose", None)
         if close is not None:
             await close()
+
+
+async def within(deadline: float | None, work: Awaitable[T], fallback: Callable[[], T]) -> T:
+    """``work``'s result, or ``fallback()`` once ``deadline`` passes (``work`` cancelled)."""
+    try:
+        async with asyncio.timeout(None if deadline is None else left(deadline)):
+            return await work
+    except TimeoutError:
+        return fallback()

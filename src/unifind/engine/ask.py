@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from unifind.agent import hooks as _hooks
-from unifind.agent.deadline import deadline_at, left
+from unifind.agent.deadline import deadline_at, left, within
 from unifind.agent.hooks import Hook, HookContext, HookSearch, run_hooks
-from unifind.agent.intent import Vocabulary
+from unifind.agent.intent import Vocabulary, classify
+from unifind.agent.keywords import keywords as builtin_keywords
 from unifind.agent.layers import Layer, for_request, load_hook, merge, settle
 from unifind.agent.models import MAX_MESSAGE_CHARS, Answer, AskEvent, Part, Plan
 from unifind.agent.stages import run_intent, run_keywords
@@ -76,8 +77,18 @@ class Asking(SyncFacade):
         vocab, vnotes = Vocabulary(), list[str]()
         if chosen["intent"] == "builtin":
             vocab, vnotes = await vocabulary(self)  # type: ignore[arg-type]
-        intent, inotes = await run_intent(chosen["intent"], message, vocab, self.settings)
-        words, knotes = await run_keywords(chosen["keywords"], message, self.settings)
+        # An LLM or MCP stage that outlives the ask's deadline gives way to the builtin.
+        i_uses, k_uses = chosen["intent"], chosen["keywords"]
+        intent, inotes = await within(
+            deadline,
+            run_intent(i_uses, message, vocab, self.settings),
+            _late("intent", i_uses, lambda: classify(message, vocab)),
+        )
+        words, knotes = await within(
+            deadline,
+            run_keywords(k_uses, message, self.settings),
+            _late("keywords", k_uses, lambda: builtin_keywords(message)),
+        )
         # The attachments are searched first; the intent's legs after (unless skip_threshold).
         reqs = [_user_request(message, rid)] if parts else []
         reqs += [_auto_request(leg, message, words) for leg in intent.legs]
@@ -310,6 +321,10 @@ def _check_parts(parts: Sequence[Part]) -> None:
             raise InputError(f"attached part {i}: set exactly one of text, file, url (got {got})")
         if part.url is not None and not part.url.startswith(("http://", "https://")):
             raise InputError(f"attached URL {part.url!r}: write an http:// or https:// URL")
+
+
+def _late(stage: str, uses: str, builtin: Callable[[], Any]) -> Callable[[], tuple[Any, list[str]]]:
+    return lambda: (builtin(), [f"{stage} {uses} cut by the ask's deadline; used builtin"])
 
 
 def _left(deadline: float | None) -> float | None:
