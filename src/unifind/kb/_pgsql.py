@@ -138,20 +138,24 @@ BM25 = (
 )
 
 #: BM25 of some chunks only (query feedback): the collection named by name, so one
-#: statement is one round trip; the same formula and statistics as ``BM25``.
+#: statement is one round trip; the same formula and statistics as ``BM25``. LATERAL per
+#: term makes each term one probe of the (collection, term, chunk) key with the asked ids
+#: (``OFFSET 0`` keeps the planner from flattening it): a plain join let the planner scan
+#: every posting (90 ms at 10k chunks).
 BM25_OF = (
     "WITH k AS (SELECT id, lex_count::float8 AS n, "
     "total_len::float8 / greatest(lex_count, 1) AS avgdl FROM {s}.collections "
     "WHERE name = %(name)s), "
     "q AS (SELECT term, count(*)::float8 AS qtf FROM unnest(%(terms)s::text[]) AS term "
     "GROUP BY term), "
-    "df AS (SELECT p.term, count(*)::float8 AS df FROM {s}.postings AS p JOIN q USING (term) "
-    "JOIN k ON p.collection_id = k.id GROUP BY p.term) "
-    "SELECT p.chunk, sum(q.qtf * ln(1 + (k.n - df.df + 0.5) / (df.df + 0.5)) * p.tf "
+    "df AS (SELECT q.term, q.qtf, d.df FROM q CROSS JOIN k CROSS JOIN LATERAL "
+    "(SELECT count(*)::float8 AS df FROM {s}.postings AS p WHERE p.collection_id = k.id "
+    "AND p.term = q.term OFFSET 0) AS d WHERE d.df > 0) "
+    "SELECT p.chunk, sum(df.qtf * ln(1 + (k.n - df.df + 0.5) / (df.df + 0.5)) * p.tf "
     f"/ (p.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.length / k.avgdl))) AS score "
-    "FROM {s}.postings AS p JOIN q USING (term) JOIN df USING (term) "
-    "JOIN k ON p.collection_id = k.id "
-    "WHERE p.chunk = ANY(%(ids)s::bigint[]) GROUP BY p.chunk"
+    "FROM df CROSS JOIN k CROSS JOIN LATERAL (SELECT chunk, tf, length FROM {s}.postings "
+    "AS p WHERE p.collection_id = k.id AND p.term = df.term "
+    "AND p.chunk = ANY(%(ids)s::bigint[]) OFFSET 0) AS p GROUP BY p.chunk"
 )
 
 #: Exact scan: the tie-break on id keeps the planner off the ANN index (stable paging).
@@ -199,7 +203,7 @@ def export_document(conn: Any, q: Any, cid: int, document_id: str) -> Exported |
             return None
         chunks = conn.execute(
             q(
-                'SELECT c.id, c.ordinal, c.text, c.start, c."end", c.vector::real[] '
+                'SELECT c.id, c.ordinal, c.text, c.start, c."end", vector_send(c.vector) '
                 "FROM {s}.chunks AS c WHERE c.doc = %s ORDER BY c.id"
             ),
             (row[0],),
@@ -215,7 +219,7 @@ def export_document(conn: Any, q: Any, cid: int, document_id: str) -> Exported |
     )  # fmt: skip
     out = []
     for chunk_id, ordinal, text, start, end, vector in chunks:
-        vec = None if vector is None else np.asarray(vector, dtype=np.float32)
+        vec = None if vector is None else from_send(vector)
         out.append(ChunkIn(ordinal, text, start, end, terms.get(int(chunk_id), {}), vec))
     return doc, out
 
@@ -230,13 +234,19 @@ def chunk_vectors(conn: Any, q: Any, name: str, ids: list[int]) -> dict[str, Any
     read back exactly. Empty also for an unknown collection (the caller checks)."""
     rows = conn.execute(
         q(
-            "SELECT c.id, c.vector::real[] FROM {s}.chunks AS c JOIN {s}.collections AS k "
+            "SELECT c.id, vector_send(c.vector) FROM {s}.chunks AS c JOIN {s}.collections AS k "
             "ON k.id = c.collection_id WHERE k.name = %s AND c.id = ANY(%s::bigint[]) "
             "AND c.vector IS NOT NULL"
         ),
         (name, ids),
     )
-    return {str(r[0]): np.asarray(r[1], dtype=np.float32) for r in rows}
+    return {str(r[0]): from_send(r[1]) for r in rows}
+
+
+def from_send(blob: bytes) -> Any:
+    """A vector from pgvector's binary form (``vector_send``: int16 dim, int16 unused,
+    float4 big-endian): parsing ``real[]`` text cost 50 ms per 200 384-d vectors."""
+    return np.frombuffer(blob, dtype=">f4", offset=4).astype(np.float32)
 
 
 def lexical_scores(
