@@ -43,17 +43,27 @@ def messages(message: str, refs: References) -> list[dict[str, str]]:
 
 
 async def llm_deltas(
-    settings: Settings, profile_name: str, msgs: Sequence[dict[str, str]]
+    settings: Settings,
+    profile_name: str,
+    msgs: Sequence[dict[str, str]],
+    *,
+    temperature: float | None = None,
 ) -> AsyncIterator[str]:
-    """The answer's deltas from the profile's endpoint (SourceError on any failure)."""
+    """The answer's deltas from the profile's endpoint (SourceError on any failure).
+
+    ``temperature``: the profile's ``temperature`` when None, else 0 (one answer should be
+    the model's most likely one; sampled answers pass their own)."""
     from unifind.rerankers.agent import api_key, profile
 
     prof = profile(settings, profile_name)
+    if temperature is None:
+        temperature = float(prof.get("temperature", 0.0))
     async for delta in stream_chat(
         msgs,
         model=str(prof["model"]),
         base_url=str(prof["base_url"]),
         api_key=api_key(prof, profile_name),
         timeout=float(prof.get("timeout_s", 60.0)),
+        temperature=temperature,
     ):
         yield delta

@@ -64,6 +64,23 @@ class Unsupported(BaseModel):
     sentence: str
     cites: list[str]
     score: float
+    """Calibrated probability that its best cited source supports it (below ``threshold``)."""
+
+
+class SentenceCheck(BaseModel):
+    """One cited sentence as the citation check scored it (:mod:`unifind.agent.support`)."""
+
+    sentence: str
+    cites: list[str]
+    """Ids of shown references it cites."""
+    unknown: list[str] = Field(default_factory=list)
+    """Tokens it cites that match no shown reference."""
+    probability: float
+    """Calibrated probability (SciFact-fitted) that its best cited reference supports it."""
+    supported: bool
+    """``probability`` reached the threshold of the model that scored it."""
+    mode: str
+    """That model: ``lexical``, ``embed`` or ``cross`` (Chinese sentences: ``lexical``)."""
 
 
 class CitationReport(BaseModel):
@@ -76,10 +93,35 @@ class CitationReport(BaseModel):
     unsupported: list[Unsupported] = Field(default_factory=list)
     checked_sentences: int = 0
     threshold: float = 0.5
+    """The support model's threshold (probability)."""
+    support: str = "lexical"
+    """The support model that ran: ``lexical``, ``embed`` or ``cross`` (``support_note``
+    says why when it is cheaper than the one asked for)."""
+    support_note: str | None = None
+    """Why a cheaper support model ran than the one asked for (a model not installed)."""
+    sentences: list[SentenceCheck] = Field(default_factory=list)
+    """Every cited sentence with its probability and flag."""
 
     @property
     def ok(self) -> bool:
         return not (self.unknown or self.omitted or self.unsupported)
+
+
+class SampleCheck(BaseModel):
+    """One of ``samples`` answers the LLM wrote, as the citation check ranked it."""
+
+    unknown: int
+    """Citation tokens matching no shown reference (invented, mistyped or omitted)."""
+    unsupported: int
+    """Cited sentences below the support threshold."""
+    mean_probability: float
+    """Mean support probability of its cited sentences (0 when it cites none)."""
+    chars: int
+    """Length of its text."""
+    kept: bool
+    """The answer returned: fewest unknown, then fewest unsupported, then best mean."""
+    error: str | None = None
+    """Why this sample has no answer (the LLM call failed)."""
 
 
 class Answer(BaseModel):
@@ -95,6 +137,8 @@ class Answer(BaseModel):
     references: list[dict[str, Any]] = Field(default_factory=list)
     reports: list[LegReport] = Field(default_factory=list)
     citations: CitationReport = Field(default_factory=CitationReport)
+    samples: list[SampleCheck] = Field(default_factory=list)
+    """With ``samples`` > 1: each sampled answer's check, in the order they came back."""
     took_ms: float = 0.0
 
 

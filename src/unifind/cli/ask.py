@@ -86,6 +86,22 @@ def ask(
             "and reported; the answer says so.",
         ),
     ] = None,
+    samples: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            min=1,
+            max=8,
+            help="Ask the LLM N times and keep the answer whose citations check best (with "
+            "N > 1 it prints after the check instead of streaming).",
+        ),
+    ] = 1,
+    support: Annotated[
+        str | None,
+        typer.Option(
+            metavar="MODE", help="Citation support model: lexical, embed (default), cross."
+        ),
+    ] = None,
     config: Annotated[str | None, typer.Option(metavar="PATH", help=CONFIG_HELP)] = None,
 ) -> None:
     """Answer a message from the searches it needs, with every citation checked."""
@@ -108,7 +124,8 @@ def ask(
                     _print_plan(out.public())
                 return
             kw: dict[str, Any] = {"parts": parts, "uses": uses, "answer_uses": answer,
-                                  "deadline_s": deadline, "assistant": assistant}  # fmt: skip
+                                  "deadline_s": deadline, "assistant": assistant,
+                                  "samples": samples, "support": support}  # fmt: skip
             asyncio.run(_stream(searcher, message, as_json, skip_threshold=skip_threshold, **kw))
         finally:
             searcher.close()
@@ -158,3 +175,9 @@ def _print_after(out: Any) -> None:
                       f"of {c.checked_sentences} cited sentences")  # fmt: skip
     for bad in c.unsupported:
         err_console.print(f"  unsupported ({bad.score:.2f}): {bad.sentence}")
+    if c.support_note:
+        err_console.print(f"[yellow]{c.support_note}[/]")
+    if out.samples:
+        kept = next((i for i, s in enumerate(out.samples, 1) if s.kept), None)
+        err_console.print(f"samples: {len(out.samples)}, kept #{kept} (fewest unknown, then "
+                          "unsupported citations, then highest mean support)")  # fmt: skip

@@ -1,21 +1,44 @@
 """The answer half of ``ask``: references → streamed LLM answer (or an extractive one) →
-the citation check."""
+the citation check (:mod:`unifind.agent.support`, its models from the KB's cache).
+
+With ``samples`` > 1 the LLM is asked that many times at once and the answer the check
+ranks best is kept (:mod:`unifind.engine._sampling`); it is streamed as one delta after the
+check, since which answer is kept is known only once all are in.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
+from unifind.agent._support_features import FeatureExtractor
+from unifind.agent._support_model import MODES, SupportMode
 from unifind.agent.answer import NO_LLM, answer_profile, messages
 from unifind.agent.citestream import CitationStream
 from unifind.agent.deadline import until
-from unifind.agent.models import Answer, AskEvent, CitationReport, Plan, Unsupported
-from unifind.agent.support import THRESHOLD, best_sentences, support
+from unifind.agent.models import (
+    Answer,
+    AskEvent,
+    CitationReport,
+    Plan,
+    SampleCheck,
+    SentenceCheck,
+    Unsupported,
+)
+from unifind.agent.support import (
+    SentenceSupport,
+    SupportScorer,
+    best_sentences,
+    load_scorer,
+    support,
+)
 from unifind.cite import References, check_citations
+from unifind.engine._sampling import MAX_SAMPLES, best_of
 from unifind.engine._util import ms
 from unifind.engine.otel import traced_llm_deltas as llm_deltas  # a chat span when OTel is on
-from unifind.errors import SourceError
+from unifind.errors import InputError, SourceError
 from unifind.types import SearchResult
 
 if TYPE_CHECKING:
@@ -33,34 +56,38 @@ async def answer_events(
     top_n: int,
     t0: float,
     deadline: float | None = None,
+    samples: int = 1,
+    support_mode: str | None = None,
 ) -> AsyncIterator[AskEvent]:
     """``references`` → ``answer.delta``… → ``citations`` → ``done``."""
     refs = searcher.references(results, request_id=rid, top_n=top_n, citation_format="[{id}]")
     shown = [r.model_dump(mode="json", exclude_none=True) for r in refs.references]
     yield AskEvent("references", {"references": shown, "omitted": list(refs.omitted)})
+    # Loading a model reads ~35 MB once per KB: never on the event loop (DESIGN §2).
+    scorer = await asyncio.to_thread(load_scorer, support_mode, searcher.kb)
     name = answer_profile(searcher.settings, answer_uses)
     note: str | None = None
     parts: list[str] = []
     llm: str | None = None
+    report: CitationReport | None = None
+    checks: list[SampleCheck] = []
     if (name is not None and refs.references) or (name is not None and not plan.search):
         llm = f"agent:{name}"
-        stream = CitationStream()
-        try:
-            deltas = llm_deltas(searcher.settings, name, messages(message, refs))
-            async for delta in until(deadline, deltas):  # the ask's overall deadline
-                text, _cited = stream.feed(delta)
-                if text:
-                    parts.append(text)
-                    yield AskEvent("answer.delta", {"text": text})
-        except TimeoutError:
-            note = f"the ask's overall deadline cut the LLM ({llm}) mid-answer; "
-            note += "the references stand"
-        except SourceError as exc:
-            note = f"the LLM ({llm}) failed: {exc.reason.value}: {exc}; the references stand"
-        tail, _ = stream.flush()
-        if tail:
-            parts.append(tail)
-            yield AskEvent("answer.delta", {"text": tail})
+        msgs = messages(message, refs)
+        if samples > 1:
+            shared = scorer.extractors()  # the references' windows, embedded once
+            best = await best_of(searcher.settings, name, msgs, samples, deadline,
+                                 lambda text: check(text, refs, scorer, shared))  # fmt: skip
+            note, checks, report = best.note, best.checks, best.report
+            if best.text:
+                parts.append(best.text)
+                yield AskEvent("answer.delta", {"text": best.text})
+        else:
+            async for ev in _stream(searcher, name, msgs, deadline, parts):
+                if isinstance(ev, str):
+                    note = ev
+                else:
+                    yield ev
     if name is None:
         note = NO_LLM
         lines = best_sentences(refs, plan.keywords or [message])
@@ -68,7 +95,8 @@ async def answer_events(
         parts.append(text)
         yield AskEvent("answer.delta", {"text": text})
     text = "".join(parts)
-    report = check(text, refs)
+    if report is None or not text:
+        report = await asyncio.to_thread(check, text, refs, scorer)
     yield AskEvent("citations", report.model_dump(mode="json"))
     out = Answer(
         request_id=rid,
@@ -79,16 +107,59 @@ async def answer_events(
         references=shown,
         reports=[rep for res in results for rep in res.reports],
         citations=report,
+        samples=checks,
         took_ms=ms(t0) if t0 else round((time.perf_counter()) * 0, 3),
     )
     yield AskEvent("done", {"output": out})
 
 
-def check(text: str, refs: References) -> CitationReport:
+async def _stream(
+    searcher: Asking,
+    name: str,
+    msgs: list[dict[str, str]],
+    deadline: float | None,
+    parts: list[str],
+) -> AsyncIterator[AskEvent | str]:
+    """One LLM answer as ``answer.delta`` events (text into ``parts``); a str is the note
+    saying why it stopped early."""
+    llm = f"agent:{name}"
+    stream = CitationStream()
+    try:
+        deltas = llm_deltas(searcher.settings, name, msgs)
+        async for delta in until(deadline, deltas):  # the ask's overall deadline
+            text, _cited = stream.feed(delta)
+            if text:
+                parts.append(text)
+                yield AskEvent("answer.delta", {"text": text})
+    except TimeoutError:
+        yield f"the ask's overall deadline cut the LLM ({llm}) mid-answer; the references stand"
+    except SourceError as exc:
+        yield f"the LLM ({llm}) failed: {exc.reason.value}: {exc}; the references stand"
+    tail, _ = stream.flush()
+    if tail:
+        parts.append(tail)
+        yield AskEvent("answer.delta", {"text": tail})
+
+
+def check_answer_options(samples: int, support_mode: str | None) -> None:
+    """Bad ``samples`` or ``support`` values are InputError before anything runs."""
+    if not 1 <= samples <= MAX_SAMPLES:
+        raise InputError(f"samples must be 1 to {MAX_SAMPLES}, got {samples}")
+    if support_mode is not None and support_mode not in MODES:
+        raise InputError(f"support mode {support_mode!r}: write one of {', '.join(MODES)}")
+
+
+def check(
+    text: str,
+    refs: References,
+    scorer: SupportScorer | None = None,
+    extractors: dict[SupportMode, FeatureExtractor] | None = None,
+) -> CitationReport:
     """Every cited id exists (lists, fullwidth brackets included) and every cited sentence
-    is supported by what it cites."""
+    is supported by what it cites (``scorer``: the lexical model when None)."""
+    scorer = scorer or SupportScorer()
     found = check_citations(text, refs)
-    rows = support(text, refs)
+    rows = support(text, refs, scorer, extractors=extractors)
     return CitationReport(
         valid=list(found.valid),
         unknown=list(found.unknown),
@@ -99,5 +170,19 @@ def check(text: str, refs: References) -> CitationReport:
             if not r.supported
         ],
         checked_sentences=len(rows),
-        threshold=THRESHOLD,
+        threshold=scorer.threshold,
+        support=scorer.mode,
+        support_note=scorer.note,
+        sentences=[_sentence_check(r) for r in rows],
+    )
+
+
+def _sentence_check(r: SentenceSupport) -> SentenceCheck:
+    return SentenceCheck(
+        sentence=r.sentence,
+        cites=list(r.cites),
+        unknown=list(r.unknown),
+        probability=r.score,
+        supported=r.supported,
+        mode=r.mode,
     )

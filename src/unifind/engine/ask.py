@@ -136,6 +136,8 @@ class Asking(SyncFacade):
         top_n: int | None = None,
         deadline_s: float | None = None,
         assistant: str | None = None,
+        samples: int = 1,
+        support: str | None = None,
     ) -> AsyncIterator[AskEvent]:
         """Events ``plan`` → ``leg`` (each backend report) → ``references`` →
         ``answer.delta``… → ``citations`` → ``done`` (``data["output"]``: the Answer).
@@ -145,9 +147,14 @@ class Asking(SyncFacade):
         ``deadline_s`` (default ``ask.deadline_s``, 60 s) bounds the
         whole ask: searches still running then are cancelled and reported
         ``degraded``/``timeout``, the references gathered so far are kept, and the answer's
-        note says the deadline cut it."""
-        from unifind.engine._answering import answer_events
+        note says the deadline cut it.
 
+        ``samples`` > 1 asks the LLM that many times and keeps the answer whose citations
+        check best; it is then streamed as one delta after the check. ``support`` picks the
+        citation support model: ``lexical``, ``embed`` (default) or ``cross``."""
+        from unifind.engine._answering import answer_events, check_answer_options
+
+        check_answer_options(samples, support)
         t0 = time.perf_counter()
         asked = {"answer": answer_uses, **(uses or {})}  # uses["answer"] is the same setting
         layers = for_request(self.settings, assistant, asked, skip_threshold=skip_threshold,
@@ -176,7 +183,7 @@ class Asking(SyncFacade):
             answer_uses = "none"
         async for ev in answer_events(
             self, message, plan, results, rid, answer_uses=answer_uses, top_n=cfg["top_n"], t0=t0,
-            deadline=deadline,
+            deadline=deadline, samples=samples, support_mode=support,
         ):  # fmt: skip
             if ev.kind == "done" and cut is not None:
                 ev.data["output"].note = cut

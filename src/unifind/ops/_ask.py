@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -89,6 +89,12 @@ class AskInput(_In):
     deadline_s: float | None = Field(default=None, gt=0, le=600)
     """The whole ask's deadline (default 60 s): searches still running then are reported
     ``degraded``/``timeout``, the references gathered so far are kept and the answer says so."""
+    samples: int = Field(default=1, ge=1, le=8)
+    """Ask the LLM this many times and keep the answer whose citations check best (fewest
+    unknown, then unsupported, then highest mean support); with more than one the answer
+    arrives as one delta after the check."""
+    support: Literal["lexical", "embed", "cross"] | None = None
+    """The citation support model (default ``embed``: see BENCHMARKS.md)."""
 
     @field_validator("message")
     @classmethod
@@ -173,6 +179,8 @@ def ask_kwargs(ops: Operations, inp: AskInput, principal: Principal | None) -> d
         "top_n": inp.limit,
         "assistant": inp.assistant,
         "deadline_s": inp.deadline_s,
+        "samples": inp.samples,
+        "support": inp.support,
     }
 
 
