@@ -9,9 +9,12 @@ English matches whole words; Chinese (no spaces) matches substrings.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from unifind.agent._normalise import correct, normalise
 
 LEGS = ("kb", "web", "db")
 
@@ -39,12 +42,23 @@ _QUESTION = re.compile(
     re.I,
 )
 #: Tasks the model does from the message alone: write, translate, rewrite, compute, code.
+_TASK_VERBS = (
+    "write", "compose", "draft", "translate", "rewrite", "rephrase", "paraphrase", "reword",
+    "convert", "fix", "correct", "proofread", "summarise", "summarize", "shorten", "simplify",
+    "expand", "outline", "sort", "reorder", "format", "reformat", "edit", "brainstorm",
+    "calculate", "compute", "solve", "generate",
+)  # fmt: skip
+#: Polite and spoken openings before a task verb: "hey, could you kindly help me to …",
+#: "um so can you please …", "i'd like you to …".
+_POLITE_EN = (
+    r"^((please|kindly|just|quickly|hey|hi|hello|um+|uh+|so|ok|okay|also|and)[,!]?\s+)*"
+    r"((can|could|would|will) you (please |kindly |just |quickly |maybe |possibly )*"
+    r"|(i'd|i would|i) (like|want|need) you to |please |kindly )?"
+    r"(help me (to )?|quickly )?"
+)
 _TASK_EN = re.compile(
-    r"^(please )?(can you |could you )?(help me )?(write|compose|draft|translate|rewrite|"
-    r"rephrase|paraphrase|reword|convert|fix|correct|proofread|spell[- ]?check|summari[sz]e|"
-    r"shorten|simplify|expand|outline|sort|reorder|format|reformat|edit|turn (this|it|these)|"
-    r"make (this|it|these|the following)|tell me a (joke|story)|give me a synonym|"
-    r"brainstorm|calculate|compute|solve|generate|make up)\b",
+    _POLITE_EN + rf"({'|'.join(_TASK_VERBS)}|spell[- ]?check|turn (this|it|these)|"
+    r"make (this|it|these|the following)|tell me a (joke|story)|give me a synonym|make up)\b",
     re.I,
 )
 _TASK_ZH = (
@@ -105,6 +119,14 @@ _OWN = frozenset({"our", "ours", "we", "us", "internal", "internally", "company"
 _WHO_INTERNAL = re.compile(
     r"\bwho (should|do|can|must|would) (i|we) (contact|ask|call|email|talk to|tell|escalate to|"
     r"report to|go to)\b|\bwho (approves|handles)\b|找谁|联系谁|问谁|谁负责|谁来处理|谁审批|向谁",
+    re.I,
+)
+#: The shop's own catalogue or site: with a product, a column or a filter it names the
+#: database's rows ("the price of X in our shop"), not the handbook.
+_SHOP = re.compile(
+    r"\b(our|your|the|this) (online |web )?(shop|store|webshop|catalog|catalogue|inventory|"
+    r"website|site|range|stock)\b|\b(you|we) (sell|stock|carry|have in stock)\b|"
+    r"我们店|你们店|咱们店|本店|店里|店内|店铺|网店|你们网站|我们网站|你们家|商城里",
     re.I,
 )
 #: Words that make a "we"/"us" question about the world, not the team ("can we see Mars").
@@ -262,6 +284,7 @@ class _Signals:
     attrs: list[str]
     models: list[str]
     howto: bool
+    shop: bool
 
     @property
     def strong_kb(self) -> list[str]:
@@ -290,16 +313,18 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         attrs=_found(text, low, vocab.db_attrs),
         models=[w for w in entities if w in vocab.db_models],
         howto=bool(_HOWTO.search(text)),
+        shop=bool(_SHOP.search(text)),
     )
 
 
 def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0) -> Intent:
     """Decide whether ``message`` needs a search and which legs (``kb``, ``web``, ``db``)."""
     vocab = vocab or Vocabulary()
-    text = message.strip()
     if attached:
         return Intent(True, ("kb",), f"{attached} attached part(s) to search first")
-    sig = _signals(text, text.lower(), vocab)
+    # Lower case throughout: every rule matches case-blind, and the typo fixes are lower.
+    text = correct(normalise(message.strip()).lower(), _spellings(vocab))
+    sig = _signals(text, text, vocab)
     web = sig.web_time + sig.web_topic
     signals = {"kb": tuple(sig.kb), "web": tuple(web),
                "db": tuple(sig.entities + sig.filters + sig.amounts)}  # fmt: skip
@@ -338,7 +363,13 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
     plain = not (strong_kb or sig.web_topic or sig.howto or dated)
     # A column with an aggregate or a filter ("total amount spent by …") asks the DB too.
     counted = bool(sig.attrs and ranked and not (strong_kb or sig.web_topic))
-    if (entities and (ranked or plain)) or (sig.amounts and sig.filters) or counted:
+    # "The price of X in our shop": the shop's rows, unless a policy or a process is asked.
+    shop = (
+        sig.shop
+        and bool(entities or sig.attrs or ranked)
+        and not (_policy_words(kb) or sig.web_topic or sig.howto)
+    )
+    if (entities and (ranked or plain)) or (sig.amounts and sig.filters) or counted or shop:
         legs.append("db")
         words = entities + sig.amounts + sig.filters + (sig.attrs if counted else [])
         reasons.append(f"db: {', '.join(dict.fromkeys(words))}")
@@ -359,6 +390,15 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
     if "db" in legs and "kb" in legs and not _policy_words(kb) and not process:
         legs.remove("kb")
     return legs, reasons
+
+
+@functools.lru_cache(maxsize=8)  # the same vocabulary comes with every ask
+def _spellings(vocab: Vocabulary) -> frozenset[str]:
+    """Words a typo may be corrected to: the sources' words and the rules' own, one ASCII
+    token each."""
+    rules = [*_KB_EN, *_WEB_TIME_EN, *_WEB_TOPIC_EN, *_TASK_VERBS]
+    words = [*vocab.db, *vocab.kb, *vocab.db_attrs, *vocab.db_models, *rules]
+    return frozenset(w.lower() for w in words if w.isascii() and w.isalpha())
 
 
 def _policy_words(kb: list[str]) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from unifind.agent._normalise import normalise
 from unifind.analysis import ENGLISH_STOPWORDS, _jieba_tokenizer
 
 #: Lucene's list plus the words questions are made of ("what is our ..."), which a
@@ -183,6 +184,7 @@ _WORD = re.compile(r"[$€£¥]?\d+(?:[.,]\d+)*%?|[^\W_]+(?:['-][^\W_]+)*")
 
 def keywords(message: str, *, limit: int = 8) -> list[str]:
     """The message's search words, best first (see the module docstring)."""
+    message = normalise(message)  # "pls", "tmrw", "rn": chat-speak is not a search word
     order: list[str] = []
     phrases = [p.strip() for p in _PHRASE.findall(message) if p.strip()]
     rest = _PHRASE.sub(" ", message)
