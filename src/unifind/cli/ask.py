@@ -102,6 +102,12 @@ def ask(
             metavar="MODE", help="Citation support model: lexical, embed (default), cross."
         ),
     ] = None,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            metavar="en|zh", help="Language of progress lines (default: telemetry.lang, en)."
+        ),
+    ] = None,
     config: Annotated[str | None, typer.Option(metavar="PATH", help=CONFIG_HELP)] = None,
 ) -> None:
     """Answer a message from the searches it needs, with every citation checked."""
@@ -112,7 +118,9 @@ def ask(
     parts += [Part(url=u) for u in url or ()]
     uses = {"intent": intent, "keywords": keywords}
     with friendly_errors():
-        searcher = Searcher(settings_for(config))
+        settings = settings_for(config)
+        locale = _locale(lang, str(settings.telemetry.lang))
+        searcher = Searcher(settings)
         try:
             if plan:
                 out = asyncio.run(
@@ -126,14 +134,29 @@ def ask(
             kw: dict[str, Any] = {"parts": parts, "uses": uses, "answer_uses": answer,
                                   "deadline_s": deadline, "assistant": assistant,
                                   "samples": samples, "support": support}  # fmt: skip
+            kw["locale"] = locale
             asyncio.run(_stream(searcher, message, as_json, skip_threshold=skip_threshold, **kw))
         finally:
             searcher.close()
 
 
+def _locale(lang: str | None, default: str) -> str:
+    """``--lang`` checked (an unsupported one is refused, naming the supported), else the
+    settings' ``telemetry.lang``."""
+    from unifind.errors import InputError
+    from unifind.trace import MESSAGES, pick_locale
+
+    if lang is not None and pick_locale(lang) != lang.replace("_", "-").split("-")[0].lower():
+        raise InputError(f"--lang {lang!r}: choose one of {', '.join(MESSAGES)}")
+    return pick_locale(lang or default)
+
+
 async def _stream(searcher: Any, message: str, as_json: bool, **kw: Any) -> None:
     try:
         async for ev in searcher.ask_stream(message, **kw):
+            if ev.message and not as_json and ev.kind != "done":
+                # Progress on stderr, in --lang's words; the answer alone goes to stdout.
+                err_console.print(f"[dim]{escape(ev.message)}[/dim]")
             if ev.kind == "answer.delta" and not as_json:
                 sys.stdout.write(ev.data["text"])
                 sys.stdout.flush()

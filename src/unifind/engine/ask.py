@@ -23,6 +23,7 @@ from unifind.agent.layers import Layer, for_request, load_hook, merge, settle
 from unifind.agent.models import MAX_MESSAGE_CHARS, Answer, AskEvent, Part, Plan
 from unifind.agent.stages import run_intent, run_keywords
 from unifind.agent.vocab import vocabulary
+from unifind.engine._ask_progress import AskProgress
 from unifind.engine._util import new_request_id, only_report
 from unifind.engine.otel import traced_ask
 from unifind.engine.sync import SyncFacade
@@ -131,6 +132,7 @@ class Asking(SyncFacade):
         hooks: Sequence[Hook] = (),
         principal: Principal | None = None,
         request_id: str | None = None,
+        locale: str = "en",
         answer_uses: str | None = None,
         skip_threshold: int | None = None,
         top_n: int | None = None,
@@ -140,7 +142,8 @@ class Asking(SyncFacade):
         support: str | None = None,
     ) -> AsyncIterator[AskEvent]:
         """Events ``plan`` → ``leg`` (each backend report) → ``references`` →
-        ``answer.delta``… → ``citations`` → ``done`` (``data["output"]``: the Answer).
+        ``answer.delta``… → ``citations`` → ``done`` (``data["output"]``: the Answer), each
+        with its progress line in ``locale``'s words (``en``, ``zh``) as ``message``.
 
         What is None here comes from the settings' ``ask:`` section, over which the named
         ``assistant``'s own values are layered (:mod:`unifind.agent.layers`).
@@ -164,7 +167,8 @@ class Asking(SyncFacade):
         rid = request_id or new_request_id()
         search = HookSearch(self, rid, principal, allowed=True)  # type: ignore[arg-type]
         plan = await self._plan(message, parts, layers, hooks, search, rid, deadline)
-        yield AskEvent("plan", {**plan.public(), "request_id": rid})
+        progress = AskProgress(locale)
+        yield progress.said(AskEvent("plan", {**plan.public(), "request_id": rid}))
         user = USER_COLLECTION.format(rid=rid)
         try:
             if parts:
@@ -173,7 +177,8 @@ class Asking(SyncFacade):
             results = await self._run_plan(plan, search, rid, principal, skip, deadline)
             for res in results:
                 for rep in res.reports:
-                    yield AskEvent("leg", rep.model_dump(mode="json", exclude_none=True))
+                    leg = AskEvent("leg", rep.model_dump(mode="json", exclude_none=True))
+                    yield progress.said(leg)
         finally:
             if parts:
                 self._drop_parts(user, principal)
@@ -187,7 +192,7 @@ class Asking(SyncFacade):
         ):  # fmt: skip
             if ev.kind == "done" and cut is not None:
                 ev.data["output"].note = cut
-            yield ev
+            yield progress.said(ev)
 
     async def _run_plan(
         self,

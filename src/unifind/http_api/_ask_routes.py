@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from unifind.http_api._auth import Caller
 from unifind.http_api._errors import ERRORS
-from unifind.http_api._routes import json_response, ops_of
+from unifind.http_api._routes import _locale, json_response, ops_of
 from unifind.http_api._sse import EventStream
 from unifind.ops import OPERATIONS, AskInput, AskOutput
 
@@ -19,8 +19,10 @@ _STREAM_DOC = (
     "With `Accept: text/event-stream` (or `?stream=true`): server-sent events `plan`, "
     "`leg` (one per backend report), `references`, `answer.delta` (the answer's text as it "
     "is written), `citations` (the check of every cited id and sentence), `done` (the "
-    "whole AskOutput) or `error`, and a `: heartbeat` comment while idle. A client that "
-    "disconnects cancels the searches and the answer still running."
+    "whole AskOutput) or `error`, each with a progress line (`message`) in the first "
+    "supported `Accept-Language` (else the server's `telemetry.lang`), and a `: heartbeat` "
+    "comment while idle. A client that disconnects cancels the searches and the answer "
+    "still running."
 )
 
 
@@ -39,6 +41,6 @@ async def ask(
 ) -> Response:
     ops = ops_of(request)
     if stream or "text/event-stream" in request.headers.get("accept", ""):
-        events = ops.ask_stream(body, principal=who)
+        events = ops.ask_stream(body, principal=who, locale=_locale(request))
         return EventStream(events, heartbeat_s=request.app.state.unifind.heartbeat_s)
     return json_response(await ops.ask(body, principal=who))

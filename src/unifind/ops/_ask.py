@@ -22,6 +22,7 @@ from unifind.agent.stages import STAGES, check_uses
 from unifind.errors import UnknownName
 from unifind.ops.models import ID_PATTERN, Sources
 from unifind.ops.stream import OpEvent
+from unifind.trace import pick_locale
 from unifind.types import Overall, Principal, SearchRequest, overall_status
 
 if TYPE_CHECKING:
@@ -158,8 +159,11 @@ def _web_query(req: SearchRequest, words: list[str]) -> SearchRequest:
     return req.model_copy(update={"query": " ".join(words)}) if req.type == "web" else req
 
 
-def ask_kwargs(ops: Operations, inp: AskInput, principal: Principal | None) -> dict[str, Any]:
-    """The engine's keywords for ``inp``, every name checked before anything runs."""
+def ask_kwargs(
+    ops: Operations, inp: AskInput, principal: Principal | None, locale: str | None = None
+) -> dict[str, Any]:
+    """The engine's keywords for ``inp``, every name checked before anything runs; the
+    events' progress lines in ``locale`` (default: the settings' ``telemetry.lang``)."""
     who = ops._principal(principal)
     if inp.sources is not None and inp.sources.kb is not None:
         for name in inp.sources.kb.collections or []:
@@ -174,6 +178,7 @@ def ask_kwargs(ops: Operations, inp: AskInput, principal: Principal | None) -> d
         "hooks": hooks,
         "principal": who,
         "request_id": inp.request_id,
+        "locale": pick_locale(locale or str(ops.settings.telemetry.lang)),
         "answer_uses": inp.uses.answer,
         "skip_threshold": inp.skip_threshold,
         "top_n": inp.limit,

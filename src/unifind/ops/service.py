@@ -179,11 +179,12 @@ class Operations:
         return out
 
     def ask_stream(
-        self, inp: AskInput, *, principal: Principal | None = None
+        self, inp: AskInput, *, principal: Principal | None = None, locale: str | None = None
     ) -> AsyncIterator[OpEvent]:
         """Events ``plan``, ``leg`` (each backend report), ``references``, ``answer.delta``…,
-        ``citations``, ``done`` (the AskOutput). Bad input raises here, before anything runs."""
-        return ask_events(self, inp, ask_kwargs(self, inp, principal))
+        ``citations``, ``done`` (the AskOutput), each with a progress line in ``locale``
+        (default ``telemetry.lang``). Bad input raises here, before anything runs."""
+        return ask_events(self, inp, ask_kwargs(self, inp, principal, locale))
 
     # -- web ------------------------------------------------------------------------
 
