@@ -21,17 +21,21 @@ def vocab() -> Vocabulary:
     return demo_vocabulary()
 
 
-@pytest.mark.parametrize("name", ["ask_intent_dev.tsv", "ask_intent_heldout.tsv"])
+@pytest.mark.parametrize(
+    "name", ["ask_intent_dev.tsv", "ask_intent_heldout.tsv", "ask_intent_heldout_b.tsv"]
+)
 def test_intent_meets_the_target(vocab: Vocabulary, name: str) -> None:
+    # Set B's misses were read for the normaliser round (90.2 % / 86.9 % before it): it is
+    # no longer held out, and held to the target like the dev set.
     search, legs, misses = accuracy(name, vocab)
     assert search >= 0.9 and legs >= 0.9, (search, legs, misses)
 
 
-def test_intent_on_held_out_set_b_keeps_its_measured_floor(vocab: Vocabulary) -> None:
-    # Set B (informal register, typos, code-mixed) misses the 90 % legs target: measured
-    # 90.2 % / 86.9 % (BENCHMARKS.md). A floor, so a change that loses more is seen.
-    search, legs, misses = accuracy("ask_intent_heldout_b.tsv", vocab)
-    assert search >= 0.88 and legs >= 0.85, (search, legs, misses)
+def test_intent_on_held_out_set_c_keeps_its_measured_floor(vocab: Vocabulary) -> None:
+    # Set C (mixed registers) was measured once after the normaliser round: 91.7 % / 87.2 %
+    # (BENCHMARKS.md), legs below the 90 % target. A floor, so a change that loses more is seen.
+    search, legs, misses = accuracy("ask_intent_heldout_c.tsv", vocab)
+    assert search >= 0.9 and legs >= 0.85, (search, legs, misses)
 
 
 @pytest.mark.parametrize(
@@ -49,6 +53,11 @@ def test_intent_on_held_out_set_b_keeps_its_measured_floor(vocab: Vocabulary) ->
         ("12 divided by 4", ()),
         ("5的平方减3等于多少", ()),
         ("good morning, see you tomorrow", ()),
+        ("thnx!!", ()),  # chat-speak, normalised before the rules
+        ("can u pls rewrite this: see u tmrw", ()),
+        ("cheapest keybaord under 100 bucks", ("db",)),  # a typo of a DB word, money slang
+        ("older customers", ("db",)),  # a common word is never "corrected" (older → order)
+        ("price of the galaxy s24 in your store", ("db",)),  # the shop's rows, not a policy
     ],
 )
 def test_general_rules(vocab: Vocabulary, message: str, legs: tuple[str, ...]) -> None:
