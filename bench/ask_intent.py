@@ -9,7 +9,8 @@ a rule), ``ask_intent_heldout_b.tsv`` (informal register; held out until its mis
 read for the normaliser round, so no longer held out) and ``ask_intent_heldout_c.tsv``
 (mixed registers, written and committed before that round, measured once after it). The
 vocabulary is the demo's, read as ``ask`` reads it: the demo shop's declared models
-(``unifind db demo``) and the titles of the demo handbook's documents. Target (issue #10): >= 90 % on each figure with builtin.
+(``unifind db demo``) and the titles of the demo handbook's documents. Target (issue #10):
+>= 90 % on each figure with builtin.
 """
 
 from __future__ import annotations
