@@ -30,6 +30,8 @@ def test_ask_progress_in_the_chosen_language(tmp_path: Path) -> None:
     assert "无需搜索" not in out  # progress is not the answer
     code, _, err = _ask("hello", "--config", config)
     assert code == 0 and "searching nothing (no search needed)" in err and "无需" not in err
+    code, out, err = _ask("你好", "--lang", "zh", "--json", "--config", config)
+    assert code == 0 and "无需搜索" not in err and out.lstrip().startswith("{")  # JSON alone
 
 
 def test_ask_progress_defaults_to_telemetry_lang(tmp_path: Path) -> None:

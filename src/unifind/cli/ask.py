@@ -152,14 +152,19 @@ def _locale(lang: str | None, default: str) -> str:
 
 
 async def _stream(searcher: Any, message: str, as_json: bool, **kw: Any) -> None:
+    open_line = False  # the answer's last line, not ended yet
     try:
         async for ev in searcher.ask_stream(message, **kw):
             if ev.message and not as_json and ev.kind != "done":
+                if open_line:  # on a terminal, progress would continue the answer's line
+                    sys.stdout.write("\n")
+                    open_line = False
                 # Progress on stderr, in --lang's words; the answer alone goes to stdout.
                 err_console.print(f"[dim]{escape(ev.message)}[/dim]")
             if ev.kind == "answer.delta" and not as_json:
                 sys.stdout.write(ev.data["text"])
                 sys.stdout.flush()
+                open_line = not ev.data["text"].endswith("\n")
             elif ev.kind == "done":
                 out = ev.data["output"]
                 if as_json:
