@@ -138,7 +138,7 @@ class Answer(BaseModel):
     reports: list[LegReport] = Field(default_factory=list)
     citations: CitationReport = Field(default_factory=CitationReport)
     samples: list[SampleCheck] = Field(default_factory=list)
-    """With ``samples`` > 1: each sampled answer's check, in the order they came back."""
+    """With ``samples`` > 1: each sampled answer's check, in the order they were asked for."""
     took_ms: float = 0.0
 
 
