@@ -13,7 +13,7 @@ import difflib
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -135,6 +135,10 @@ class AskSection(BaseModel):
     hooks: list[str] = Field(default_factory=list)
     """Hooks run on every plan, as import paths (``mypkg.hooks:add_faq`` or
     ``mypkg.hooks.add_faq``), before the request's own; ``UNIFIND_ASK_HOOKS`` is a comma list."""
+    samples: int = Field(default=1, ge=1, le=8)
+    """Ask the answer's LLM this many times and keep the answer whose citations check best."""
+    support: Literal["lexical", "embed", "cross"] | None = None
+    """The citation support model (None: the default, ``embed``)."""
     deadline_s: float = Field(default=60.0, gt=0, le=3600)
     """The whole ask's deadline in seconds: searches still running then are cancelled and
     reported ``degraded``/``timeout``, and the answer is made from what came."""

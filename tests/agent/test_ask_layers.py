@@ -126,3 +126,30 @@ async def test_the_ask_operation_takes_an_assistant(config: Path) -> None:
             await ops.ask(AskInput(message="what is our refund window?", assistant="sales"))
     finally:
         ops.searcher.close()
+
+
+async def test_an_assistant_chooses_samples_and_the_support_model(tmp_path: Path) -> None:
+    from unifind.testing.openai_server import OpenAIServer
+
+    reply = "Refunds are issued within 30 days [ref_001]."
+    with OpenAIServer() as srv:
+        settings = load_settings(
+            home=tmp_path,
+            kb={"embedder": "hash"},
+            agents={"answer": {"base_url": srv.base_url, "model": "m"}},
+            assistants={"careful": {"samples": 2, "support": "lexical"}},
+        )
+        s = Searcher(settings)
+        s.kb.create("handbook", embedder=None)
+        s.kb.ingest_text("handbook", "Refunds are issued within 30 days.", document_id="r")
+        srv.script_chat(reply, reply, reply)
+        try:
+            out = await s.ask("what is our refund window?", assistant="careful")
+            once = await s.ask("what is our refund window?", assistant="careful", samples=1)
+        finally:
+            s.close()
+        chats = [r for r in srv.requests if r.path.endswith("/chat/completions")]
+    assert len(chats) == 3  # two samples, then one the request asked for
+    assert len(out.samples) == 2 and out.citations.support == "lexical"
+    assert out.plan.layers["samples"] == out.plan.layers["support"] == "assistant:careful"
+    assert once.plan.layers["samples"] == "request" and not once.samples

@@ -125,6 +125,8 @@ def test_the_layers_merge_in_order_and_remember_who_set_each_value(
         "skip_threshold": "assistant:support",
         "top_n": where,  # a None in the request sets nothing
         "hooks": "default",
+        "samples": "default",
+        "support": "default",
         "deadline_s": "env:UNIFIND_ASK_DEADLINE_S",
     }
     assert cfg["deadline_s"] == 20.0 and cfg["skip_threshold"] == 2

@@ -87,15 +87,15 @@ def ask(
         ),
     ] = None,
     samples: Annotated[
-        int,
+        int | None,
         typer.Option(
             metavar="N",
             min=1,
             max=8,
             help="Ask the LLM N times and keep the answer whose citations check best (with "
-            "N > 1 it prints after the check instead of streaming).",
+            "N > 1 it prints after the check instead of streaming; default: ask.samples, 1).",
         ),
-    ] = 1,
+    ] = None,
     support: Annotated[
         str | None,
         typer.Option(

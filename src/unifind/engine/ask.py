@@ -138,7 +138,7 @@ class Asking(SyncFacade):
         top_n: int | None = None,
         deadline_s: float | None = None,
         assistant: str | None = None,
-        samples: int = 1,
+        samples: int | None = None,
         support: str | None = None,
     ) -> AsyncIterator[AskEvent]:
         """Events ``plan`` → ``leg`` (each backend report) → ``references`` →
@@ -157,12 +157,14 @@ class Asking(SyncFacade):
         citation support model: ``lexical``, ``embed`` (default) or ``cross``."""
         from unifind.engine._answering import answer_events, check_answer_options
 
-        check_answer_options(samples, support)
         t0 = time.perf_counter()
         asked = {"answer": answer_uses, **(uses or {})}  # uses["answer"] is the same setting
         layers = for_request(self.settings, assistant, asked, skip_threshold=skip_threshold,
-                             top_n=top_n, deadline_s=deadline_s)  # fmt: skip
+                             top_n=top_n, deadline_s=deadline_s, samples=samples,
+                             support=support)  # fmt: skip
         cfg = merge(layers)
+        samples, support = cfg["samples"], cfg["support"]
+        check_answer_options(samples, support)
         deadline = deadline_at(cfg["deadline_s"], t0)
         rid = request_id or new_request_id()
         search = HookSearch(self, rid, principal, allowed=True)  # type: ignore[arg-type]

@@ -90,10 +90,10 @@ class AskInput(_In):
     deadline_s: float | None = Field(default=None, gt=0, le=600)
     """The whole ask's deadline (default 60 s): searches still running then are reported
     ``degraded``/``timeout``, the references gathered so far are kept and the answer says so."""
-    samples: int = Field(default=1, ge=1, le=8)
+    samples: int | None = Field(default=None, ge=1, le=8)
     """Ask the LLM this many times and keep the answer whose citations check best (fewest
     unknown, then unsupported, then highest mean support); with more than one the answer
-    arrives as one delta after the check."""
+    arrives as one delta after the check. Default: ``ask.samples`` of the settings (1)."""
     support: Literal["lexical", "embed", "cross"] | None = None
     """The citation support model (default ``embed``: see BENCHMARKS.md)."""
 
