@@ -197,17 +197,27 @@ def auc(pos: Sequence[float], neg: Sequence[float]) -> float:
 
 
 def _ranks(x: np.ndarray) -> np.ndarray:
-    order = np.argsort(x, kind="mergesort")
-    ranks = np.empty(len(x))
-    sx = x[order]
-    i = 0
-    while i < len(x):
-        j = i
-        while j + 1 < len(x) and sx[j + 1] == sx[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
+    from scipy.stats import rankdata
+
+    return np.asarray(rankdata(x, method="average"))
+
+
+def bootstrap_auc(
+    rows: Sequence[Row], p: np.ndarray, neg: str, n: int = 1000
+) -> tuple[float, float]:
+    """95 % interval of AUC pos vs ``neg``, resampling claims with replacement (seeded)."""
+    rng = np.random.default_rng(11)
+    by_claim: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_claim.setdefault(r.pair.claim.qid, []).append(i)
+    groups = list(by_claim.values())
+    kinds = np.array([r.pair.kind for r in rows])
+    stats = []
+    for _ in range(n):
+        idx = np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))])
+        stats.append(auc(list(p[idx][kinds[idx] == "pos"]), list(p[idx][kinds[idx] == neg])))
+    lo, hi = np.nanpercentile(stats, [2.5, 97.5])
+    return float(lo), float(hi)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> np.ndarray:
@@ -337,6 +347,8 @@ class ModeResult:
     pr_easy: list[float]
     brier: float
     by_label: dict[str, tuple[int, float]]
+    ci_hard: tuple[float, float] = (float("nan"), float("nan"))
+    ci_easy: tuple[float, float] = (float("nan"), float("nan"))
 
 
 def evaluate(rows: Sequence[Row], mode: SupportMode, model: LogisticModel) -> ModeResult:
@@ -354,6 +366,7 @@ def evaluate(rows: Sequence[Row], mode: SupportMode, model: LogisticModel) -> Mo
         *_aucs(rows, list(p)), average_precision(p, y), prf(p, y, model.threshold),
         pr_points(p[hard], y[hard], RECALLS), pr_points(p[easy], y[easy], RECALLS),
         float(((p - y) ** 2).mean()), labels,
+        bootstrap_auc(rows, p, "hard"), bootstrap_auc(rows, p, "easy"),
     )  # fmt: skip
 
 
@@ -447,11 +460,12 @@ def render(
         *[f"| {n} | {k} | {_f(h)} | {_f(e)} |" for n, k, h, e in cv], "",
         "## Calibrated models (coefficients in code), SciFact test", "",
         "Threshold chosen on train (max F1). P/R/F1: positives vs hard + easy negatives "
-        "pooled.", "",
+        "pooled. [a, b]: 95 % bootstrap interval, claims resampled (1,000 times).", "",
         "| mode | pairs | AUC hard | AUC easy | AUC hard, rationale / SUPPORT pos | AP "
         "| P / R / F1 at threshold | Brier |",
         "|---|---|---|---|---|---|---|---|",
-        *[f"| {r.mode} | {r.pairs} | {_f(r.auc_hard)} | {_f(r.auc_easy)} | "
+        *[f"| {r.mode} | {r.pairs} | {_f(r.auc_hard)} [{_f(r.ci_hard[0])}, {_f(r.ci_hard[1])}] "
+          f"| {_f(r.auc_easy)} [{_f(r.ci_easy[0])}, {_f(r.ci_easy[1])}] | "
           f"{_f(r.auc_hard_rationale)} / {_f(r.auc_hard_support)} | {_f(r.ap)} | "
           f"{' / '.join(_f(v) for v in r.prf)} | {_f(r.brier)} |" for r in results], "",
         "PR curve points (best precision at recall ≥ r), test:", "",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +34,7 @@ UNSUPPORTED = (
 
 
 @pytest.fixture
-def searcher(tmp_path: Path) -> Searcher:
+def searcher(tmp_path: Path) -> Iterator[Searcher]:
     s = Searcher(load_settings(home=tmp_path, kb={"embedder": "hash"}))
     s.kb.create("handbook", embedder=None)
     s.kb.ingest_text("handbook", REFUND, document_id="refunds", title="Refunds")
@@ -47,8 +49,10 @@ def _with_llm(searcher: Searcher, srv: OpenAIServer) -> Searcher:
     return Searcher(type(searcher.settings).model_validate(data), kb=searcher.kb)
 
 
-async def _ask(s: Searcher, **kw: object) -> tuple[list[str], object]:
-    events = [ev async for ev in s.ask_stream("refund window and delivery time?", **kw)]
+async def _ask(
+    s: Searcher, message: str = "refund window and delivery time?", **kw: object
+) -> tuple[list[str], Any]:
+    events = [ev async for ev in s.ask_stream(message, **kw)]  # type: ignore[arg-type]
     deltas = [e.data["text"] for e in events if e.kind == "answer.delta"]
     return deltas, events[-1].data["output"]
 
@@ -139,3 +143,16 @@ def test_cli_samples_prints_the_kept_answer_and_its_check(tmp_path: Path) -> Non
     assert out["text"] == GOOD and out["citations"]["unsupported"] == [] and len(valid) == 2
     assert [s["kept"] for s in out["samples"]].count(True) == 1
     assert text.exit_code == 0 and GOOD in text.output and "samples: 2, kept #" in text.output
+
+
+async def test_a_chinese_answer_is_checked_by_the_lexical_model(searcher: Searcher) -> None:
+    leave = "员工每年享有15天带薪年假。年假需提前两周申请，由部门经理审批。"
+    searcher.kb.ingest_text("handbook", leave, document_id="leave", title="年假")
+    answer = "员工每年有15天带薪年假【ref_001】。公司食堂每天中午供应免费午餐［ref_001］。"
+    with OpenAIServer() as srv:
+        srv.script_chat(answer)
+        _, out = await _ask(_with_llm(searcher, srv), "公司的年假制度是怎么规定的？")
+    assert out.references[0]["title"] == "年假" and out.text == answer
+    c = out.citations
+    assert [(s.mode, s.supported) for s in c.sentences] == [("lexical", True), ("lexical", False)]
+    assert [u.sentence for u in c.unsupported] == ["公司食堂每天中午供应免费午餐［ref_001］。"]
