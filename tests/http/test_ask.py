@@ -141,9 +141,18 @@ def test_a_client_that_disconnects_cancels_the_answer(
     with httpx.Client(base_url=live_llm.url, headers=auth(key_a), timeout=10) as c:
         with c.stream("POST", "/v1/ask?stream=true", json=body) as r:
             for name, _ in read_events(r.iter_lines()):
-                if name == "references":  # the LLM is now waited on
+                if name == "references":
                     break
+            # Hang up only once the LLM is waited on (the answer step may first load the
+            # support checker's model).
+            while not _chat_requests(llm):
+                assert time.monotonic() - t0 < 2.5, "the LLM was never called"
+                time.sleep(0.01)
         while live_llm.tasks() > baseline:
             assert time.monotonic() - t0 < 2.5, "\n".join(_debug_tasks(live_llm))
             time.sleep(0.02)
-    assert len([q for q in llm.requests if q.path.endswith("/chat/completions")]) == 1
+    assert len(_chat_requests(llm)) == 1
+
+
+def _chat_requests(llm: OpenAIServer) -> list[object]:
+    return [q for q in llm.requests if q.path.endswith("/chat/completions")]

@@ -9,7 +9,6 @@ check, since which answer is kept is known only once all are in.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -63,8 +62,33 @@ async def answer_events(
     refs = searcher.references(results, request_id=rid, top_n=top_n, citation_format="[{id}]")
     shown = [r.model_dump(mode="json", exclude_none=True) for r in refs.references]
     yield AskEvent("references", {"references": shown, "omitted": list(refs.omitted)})
-    # Loading a model reads ~35 MB once per KB: never on the event loop (DESIGN §2).
-    scorer = await asyncio.to_thread(load_scorer, support_mode, searcher.kb)
+    # Loading a model reads ~35 MB once per KB: never on the event loop (DESIGN §2), and
+    # while the LLM is already answering, so the first token does not wait for it.
+    loading = asyncio.ensure_future(asyncio.to_thread(load_scorer, support_mode, searcher.kb))
+    try:
+        async for ev in _answer(searcher, message, plan, results, rid, refs, shown, loading,
+                                answer_uses=answer_uses, t0=t0, deadline=deadline,
+                                samples=samples):  # fmt: skip
+            yield ev
+    finally:
+        loading.cancel()
+
+
+async def _answer(
+    searcher: Asking,
+    message: str,
+    plan: Plan,
+    results: Sequence[SearchResult],
+    rid: str,
+    refs: References,
+    shown: list[dict[str, object]],
+    loading: asyncio.Future[SupportScorer],
+    *,
+    answer_uses: str | None,
+    t0: float,
+    deadline: float | None,
+    samples: int,
+) -> AsyncIterator[AskEvent]:
     name = answer_profile(searcher.settings, answer_uses)
     note: str | None = None
     parts: list[str] = []
@@ -75,6 +99,7 @@ async def answer_events(
         llm = f"agent:{name}"
         msgs = messages(message, refs)
         if samples > 1:
+            scorer = await loading
             shared = scorer.extractors()  # the references' windows, embedded once
             best = await best_of(searcher.settings, name, msgs, samples, deadline,
                                  lambda text: check(text, refs, scorer, shared))  # fmt: skip
@@ -96,6 +121,7 @@ async def answer_events(
         yield AskEvent("answer.delta", {"text": text})
     text = "".join(parts)
     if report is None or not text:
+        scorer = await loading
         report = await asyncio.to_thread(check, text, refs, scorer)
     yield AskEvent("citations", report.model_dump(mode="json"))
     out = Answer(
@@ -108,7 +134,7 @@ async def answer_events(
         reports=[rep for res in results for rep in res.reports],
         citations=report,
         samples=checks,
-        took_ms=ms(t0) if t0 else round((time.perf_counter()) * 0, 3),
+        took_ms=ms(t0) if t0 else 0.0,
     )
     yield AskEvent("done", {"output": out})
 
