@@ -121,6 +121,7 @@ class BM25:
 
         q = bm25s.tokenize(list(texts), stopwords="en", stemmer=self.stemmer, return_ids=False,
                            show_progress=False)  # fmt: skip
+        k = min(k, len(self.docs))  # bm25s refuses a k above the corpus size
         idx, _ = self.index.retrieve(q, k=k, show_progress=False, n_threads=1)
         return [[self.docs[int(i)] for i in row] for row in idx]
 
