@@ -39,6 +39,11 @@ def test_arguments_are_lenient_and_mistakes_named() -> None:
         ask_input({"message": "q", "temperature": 1})
     with pytest.raises(ArgumentError, match="`sources`"):
         ask_input({"message": "q", "sources": ["intranet"]})
+    pages = ask_input({"q": "sum up", "urls": "https://a.example/x, https://b.example/y",
+                       "context": ["memo"], "assistant": "support"})  # fmt: skip
+    assert [(p.text, p.url) for p in pages.parts] == [
+        ("memo", None), (None, "https://a.example/x"), (None, "https://b.example/y")]  # fmt: skip
+    assert pages.assistant == "support"
 
 
 @pytest.fixture
@@ -104,3 +109,17 @@ async def test_extractive_answer_over_stdio_says_no_llm(stdio: StdioServerParame
     assert "- kb/docs" in text
     data = result.structured_content
     assert data is not None and data["llm"] is None and data["citations"]["unknown"] == []
+
+
+async def test_an_unknown_assistant_is_an_in_band_error_naming_the_valid_ones(
+    llm: OpenAIServer, unifind_home: Path
+) -> None:
+    agents = {"answer": {"base_url": llm.base_url, "model": "m"}}
+    settings = load_settings(agents=agents, assistants={"support": {"top_n": 2}})
+    searcher = Searcher(settings)
+    try:
+        async with Client(build_server(Operations(searcher))) as client:
+            result = await client.call_tool("ask", {"message": "refunds?", "assistant": "sales"})
+        assert result.is_error and "support" in text_of(result), text_of(result)
+    finally:
+        await searcher.aclose()

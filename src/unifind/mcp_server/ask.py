@@ -24,8 +24,8 @@ from unifind.ops import AskInput, AskOutput, OpEvent
 from unifind.trace import clauses, message, report_line
 from unifind.types import Item
 
-ASK_ARGS = ("message", "context", "sources", "collections", "request_id", "answer",
-            "max_references")  # fmt: skip
+ASK_ARGS = ("message", "context", "urls", "sources", "collections", "request_id", "answer",
+            "assistant", "max_references")  # fmt: skip
 _ALIASES = {"question": "message", "query": "message", "q": "message", "limit": "max_references"}
 
 ASK = """\
@@ -46,6 +46,11 @@ SCHEMA: dict[str, Any] = {
             "description": "Texts the user attached (a pasted document, an email): searched "
             "first and cited like any reference.",
         },
+        "urls": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Pages the user attached: fetched, searched first and cited.",
+        },
         "sources": {
             "type": "array",
             "items": {"type": "string", "enum": list(LEGS)},
@@ -65,6 +70,11 @@ SCHEMA: dict[str, Any] = {
             "type": "string",
             "description": 'Who writes the answer: "builtin" (the configured LLM, else '
             'extractive), "none" (extractive) or "agent:<profile>".',
+        },
+        "assistant": {
+            "type": "string",
+            "description": "A configured assistant whose ask settings apply (unifind.yaml "
+            "assistants:).",
         },
         "max_references": {
             "type": "integer",
@@ -113,8 +123,13 @@ def ask_input(args: Mapping[str, Any] | None) -> AskInput:
             raise ArgumentError("context", f"expected texts, got {a['context']!r}", '["text"]')
         data["parts"] = [{"text": t, "title": f"attached {i}"}
                          for i, t in enumerate(texts, 1) if t.strip()]  # fmt: skip
+    if "urls" in a:
+        urls = strings("urls", a["urls"])
+        data["parts"] = [*data.get("parts", []), *({"url": u} for u in urls)]
     if "answer" in a:
         data["uses"] = {"answer": str(a["answer"])}
+    if "assistant" in a:
+        data["assistant"] = str(a["assistant"])
     if "request_id" in a:
         data["request_id"] = str(a["request_id"])
     if "max_references" in a:
