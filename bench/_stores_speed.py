@@ -1,0 +1,190 @@
+"""One store, one size, in a fresh process: ingest, latency, memory, overhead over the raw client.
+
+    python bench/_stores_speed.py --store qdrant --chunks 10000 --dir /tmp/x [--pg URL]
+
+Called by ``bench/stores.py --part speed`` once per (store, size), so each store's resident
+memory is its own. Synthetic chunks from ``_synth.py`` (Zipf text analysed exactly as the
+``auto`` analyser would, 384-d *random* unit vectors: latency does not depend on what
+vectors mean). Prints one JSON line.
+
+* ingest: ``upsert_document`` of every document (analysis and embedding are done before
+  the store, as in the KB), then the first lexical and vector query, which build the
+  derived indexes (SQLite) or upload the vectors to the engine (Qdrant, Milvus): chunks/s
+  until searchable.
+* latency: ``lexical_search`` / ``vector_search`` (limit 100) and ``KnowledgeBase``
+  hybrid (``search_sync``, limit 10, the shipped default: adaptive fusion + feedback).
+* memory: this process's RSS after the queries (and its peak); for PostgreSQL also the
+  server's processes (PSS, so shared buffers count once); on-disk size.
+* overhead: the store call and the engine's own client running the same query, interleaved
+  pair by pair (the order alternates), same query vector, ``--pairs`` times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np
+from _stores_raw import engine_memory_mb, on_disk_mb, raw_calls
+from _synth import DIM, PrecomputedEmbedder, documents, make_vocabulary, queries, unit_vectors
+
+from unifind import KnowledgeBase, SearchRequest, load_settings
+from unifind.analysis import get_analyzer
+from unifind.kb.base import KBStore
+from unifind.kb.stores import open_store
+
+COLLECTION = "bench"
+SPEC = "synthetic-random-384"
+DEPTH = 100
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def pcts(ms: Sequence[float]) -> list[float]:
+    a = np.asarray(ms, dtype=np.float64)
+    return [round(float(np.percentile(a, 50)), 3), round(float(np.percentile(a, 95)), 3)]
+
+
+def timed(fn: Callable[[int], Any], n: int, cpu: list[float] | None = None) -> list[float]:
+    """Wall ms per call; with ``cpu``, this process's CPU ms per call too (all its threads:
+    far less sensitive than wall time to other processes on a shared machine)."""
+    out = []
+    for i in range(n):
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn(i)
+        out.append((time.perf_counter() - t0) * 1000)
+        if cpu is not None:
+            cpu.append((time.process_time() - c0) * 1000)
+    return out
+
+
+def spec_for(store: str, folder: Path, pg: str | None) -> str:
+    return {
+        "sqlite": f"sqlite://{folder}/kb.sqlite",
+        "postgres": f"{pg}?schema=speed",
+        "qdrant": f"qdrant://{folder}/qdrant",
+        "milvus": f"milvus://{folder}/milvus",
+    }[store]
+
+
+def ingest(store: KBStore, n_chunks: int, terms0: list[str], vec0: Any) -> dict[str, float]:
+    store.create_collection(COLLECTION, embedder=SPEC, dim=DIM, exist_ok=True)
+    vocab = make_vocabulary()
+    t0 = time.perf_counter()
+    for doc, chunks in documents(vocab, n_chunks):
+        store.upsert_document(COLLECTION, doc, chunks)
+    t1 = time.perf_counter()
+    store.lexical_search(COLLECTION, terms0, limit=DEPTH)
+    t2 = time.perf_counter()
+    store.vector_search(COLLECTION, vec0, limit=DEPTH)
+    t3 = time.perf_counter()
+    waited = getattr(store, "wait_for_indexes", None)
+    if waited is not None and store.name == "sqlite":  # HNSW builds in the background
+        waited()
+        store.vector_search(COLLECTION, vec0, limit=DEPTH)
+    t4 = time.perf_counter()
+    return {
+        "upsert_s": round(t1 - t0, 2),
+        "first_lexical_s": round(t2 - t1, 3),
+        "first_vector_s": round(t3 - t2, 3),
+        "hnsw_wait_s": round(t4 - t3, 2),
+        "chunks_per_s": round(n_chunks / (t3 - t0)),
+    }
+
+
+def interleaved(
+    ours: Callable[[int], Any], raw: Callable[[int], Any], pairs: int
+) -> dict[str, Any]:
+    """p50/p95 of each side and of the per-pair difference; the order alternates per pair."""
+    a, b = [], []
+    for i in range(pairs):
+        for side in (0, 1) if i % 2 == 0 else (1, 0):
+            fn, out = (ours, a) if side == 0 else (raw, b)
+            t0 = time.perf_counter()
+            fn(i)
+            out.append((time.perf_counter() - t0) * 1000)
+    diff = [x - y for x, y in zip(a, b, strict=True)]
+    return {
+        "store": pcts(a),
+        "raw": pcts(b),
+        "diff_p50": round(float(np.median(diff)), 3),
+        "ratio_p50": round(float(np.median(a)) / max(float(np.median(b)), 1e-9), 3),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--store", required=True)
+    p.add_argument("--chunks", type=int, required=True)
+    p.add_argument("--dir", type=Path, required=True)
+    p.add_argument("--pg", default=None)
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--pairs", type=int, default=300)
+    args = p.parse_args(argv)
+    texts = queries(make_vocabulary(), args.queries + 20, seed=2)
+    vecs = unit_vectors(len(texts), np.random.default_rng(102))
+    an = get_analyzer("auto")
+    terms = [an.terms(t) for t in texts]
+    base_rss = rss_mb()
+    spec = spec_for(args.store, args.dir, args.pg)
+    store = open_store(spec, args.dir)
+    out: dict[str, Any] = {"store": args.store, "chunks": args.chunks}
+    out["ingest"] = ingest(store, args.chunks, terms[0], vecs[0])
+    warm, n = 20, args.queries
+    for i in range(warm):
+        store.lexical_search(COLLECTION, terms[i], limit=DEPTH)
+        store.vector_search(COLLECTION, vecs[i], limit=DEPTH)
+    q = lambda i: warm + i % n  # noqa: E731
+    cpu: dict[str, list[float]] = {"lexical": [], "vector": [], "hybrid": []}
+    out["lexical"] = pcts(
+        timed(
+            lambda i: store.lexical_search(COLLECTION, terms[q(i)], limit=DEPTH), n, cpu["lexical"]
+        )
+    )
+    out["vector"] = pcts(
+        timed(lambda i: store.vector_search(COLLECTION, vecs[q(i)], limit=DEPTH), n, cpu["vector"])
+    )
+    qv = {t: v for t, v in zip(texts, vecs, strict=True)}
+    emb = PrecomputedEmbedder(SPEC, DIM, qv)  # queries from the table: no model is timed
+    settings = load_settings(home=args.dir, kb={"embedder": SPEC})
+    kb = KnowledgeBase(store, settings, embedder_factory=lambda s: emb)
+
+    def hybrid(i: int) -> None:
+        req = SearchRequest(type="kb", query=texts[q(i)], collections=(COLLECTION,), mode="hybrid")
+        res = kb.search_sync(req)
+        if res.status != "ok":
+            raise RuntimeError(f"hybrid not ok: {res.reports}")
+
+    timed(lambda i: hybrid(i), warm)
+    out["hybrid"] = pcts(timed(hybrid, n, cpu["hybrid"]))
+    out["cpu"] = {k: pcts(v) for k, v in cpu.items()}
+    out["rss_mb"] = round(rss_mb() - base_rss)
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    out["engine_mb"] = engine_memory_mb(store)
+    out["disk_mb"] = on_disk_mb(store, args.dir)
+    out["overhead"] = {}
+    for key, (ours, raw) in raw_calls(store, COLLECTION, terms, vecs, DEPTH).items():
+        out["overhead"][key] = interleaved(
+            lambda i, f=ours: f(q(i)), lambda i, f=raw: f(q(i)), args.pairs
+        )
+    store.close()
+    print(json.dumps(out), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
