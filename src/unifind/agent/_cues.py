@@ -13,7 +13,10 @@ SOCIAL_EN = re.compile(
     r"appreciate it|much appreciated|never ?mind|no worries|no problem|you're welcome|"
     r"sorry|my bad|well done|good job|sounds good|perfect|talk (to you )?(soon|later)|"
     r"bye|goodbye|see you|see ya|later|ok|okay|k|cool|great|nice|awesome|got it|sure|"
-    r"yes|no|yep|nope|lol|haha|who are you|what can you do|what are you)\b",
+    r"yes|no|yep|nope|lol+|lmao|(ha){2,}h?|omg|wow|brb|gtg|ttyl|xd|who are you|"
+    r"what can you do|what are you|"
+    r"happy (new year|birthday|holidays|weekend|friday|monday|easter|halloween|thanksgiving)|"
+    r"merry christmas|have a (nice|good|great|lovely) (day|one|weekend|evening|night|trip))\b",
     re.I,
 )
 SOCIAL_ZH = (
@@ -21,7 +24,61 @@ SOCIAL_ZH = (
     "感谢", "再见", "拜拜", "好的", "明白", "收到", "嗯", "哈哈", "你是谁", "你能做什么",
     "辛苦了", "辛苦啦", "麻烦了", "不客气", "没关系", "没事", "没问题", "抱歉", "不好意思",
     "对不起", "太棒了", "厉害", "明天见", "回头见", "下次见", "好嘞", "好滴",
+    "谢啦", "谢了", "谢咯", "谢喽", "感恩", "3q", "多谢啦", "拜", "早啊", "晚安啦", "加油",
+    "快乐", "愉快", "恭喜", "辛苦", "在吗", "行吧", "好吧", "可以的", "了解",
 )  # fmt: skip
+#: "I'm so tired", "今天好累": how the writer feels or what they did. A time word in such a
+#: statement dates the writer's own day, not a fact of the world.
+SELF_EN = re.compile(
+    r"^((ugh|oh|omg|well|man|so|lol|haha|yay|wow|sigh)[,!.]*\s+)*"
+    r"(i|i'm|i am|i've|i was|i feel|i just|i really|i'll|i'd|my|me|we're|feeling|so)\b",
+    re.I,
+)
+#: Small talk aimed at the assistant ("how's your day going", "what did you do today").
+ABOUT_YOU = re.compile(
+    r"^((hey|hi|hello|so|and)[,!]?\s+)*(how('s| is| was| has) your (day|weekend|morning|week|"
+    r"evening|night)|how (have|are|were) you( been| doing| feeling)?|"
+    r"what (are|were|did|do) you (do|doing|up to|think of me)|are you (there|ok|okay|busy|real|"
+    r"human|a bot|an ai|awake)|do you (like|love|have feelings|dream|sleep|get tired))\b"
+    r"|^(你|您)(今天|最近|在)?(怎么样|过得怎么样|好吗|忙吗|在干嘛|在吗|干嘛呢|累吗)",
+    re.I,
+)
+FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i was|my|me)\b", re.I)
+FEELING_EN = re.compile(
+    r"\b(tired|exhausted|sleepy|bored|boring|stressed|anxious|nervous|sad|happy|excited|"
+    r"hungry|sick|ill|annoyed|angry|upset|lonely|hate|love|miss|worn out|burnt out|"
+    r"can't wait|ugh|sigh|yay)\b",
+    re.I,
+)
+FEELING_ZH = (
+    "累", "困", "饿", "烦", "开心", "高兴", "难过", "伤心", "郁闷", "无聊", "头疼", "头痛",
+    "压力", "焦虑", "紧张", "生病", "感冒", "想哭", "崩溃", "心情", "爽", "激动", "期待", "讨厌",
+    "忙",
+)  # fmt: skip
+#: Asking someone to do something ("show me", "帮我查"), or asking at all: not a statement
+#: about oneself. A question word inside a statement ("my day is ruined") does not count.
+REQUEST = re.compile(
+    r"\b(show|find|list|tell|give|search|look up|check|compare|get|fetch|recommend|"
+    r"need|want|wonder|wondering|curious|any idea|looking for|would like|i'd like|"
+    r"interested in)\b|"
+    r"\b(what|what's|who|when|where|which|why|how)\b|"
+    r"^(is|are|do|does|did|can|could|will|should|would)\b|[?？]|吗|呢|什么|怎么|多少|几|哪|谁|是否|查|找|看看|告诉|推荐|列出|搜|想要|想买|需要",
+    re.I,
+)
+#: A comparison with something outside ("our warranty vs Apple's"): the other side is
+#: public, so a time word in it asks the world even beside the team's own policy.
+COMPARE = re.compile(
+    r"\b(compare[sd]?|comparison|vs|versus|than|differ|different from|same as|in line with)\b|"
+    r"比|相比|对比|一样|不同|冲突|区别|差别|符合",
+    re.I,
+)
+#: Where one question ends and the next begins: "…, and how much does it cost", "另外…".
+CLAUSE = re.compile(
+    r"[?？;；]\s*|\s*,?\s+(?:and|also|plus|but)\s+(?:also\s+)?"
+    r"(?=(?:what|what's|how|which|who|when|where|whether|is|are|do|does|did|can|could|"
+    r"tell|show|list|give|find|the)\b)|[，,]?\s*(?:另外|还有|以及|同时|顺便问一下|顺便)[，,]?\s*",
+    re.I,
+)
 #: A question, as opposed to a formula ("good night, talk tomorrow" asks nothing).
 QUESTION = re.compile(
     r"[?？]|\b(what|who|when|where|which|why|how|is|are|do|does|did|can|could|will|should)\b|"
@@ -52,6 +109,43 @@ TASK_ZH = (
     "翻译", "润色", "改写", "写", "讲个", "计算", "把", "总结一下这段", "缩短", "扩写", "精简",
     "概括", "起个", "取个", "想几个", "想个", "编个", "造句", "改",
 )  # fmt: skip
+#: Writing and language tasks: at the head of a message they dominate the topic words it
+#: names ("write a haiku about headphones"), unless it asks for the sources' facts.
+WRITE_VERBS = re.compile(
+    POLITE_EN + r"(write|compose|draft|translate|rewrite|rephrase|paraphrase|reword|"
+    r"proofread|shorten|simplify|expand|edit|brainstorm|polish|make up|come up with|"
+    r"tell me a (joke|story|poem)|give me a synonym|spell[- ]?check|"
+    r"(give me|suggest|come up with|think of) (a |an |some |a few |\d+ )?([\w-]+ )?"
+    r"(ideas|names|titles|slogans|taglines|synonyms|puns|captions|hashtags))\b"
+    r"|^(请|麻烦|帮忙|能不能|可不可以|你能|你可以)*(帮我|给我|帮忙)?"
+    r"(写|翻译|润色|改写|编|起个|取个|想个|想几个|造句|扩写|缩写|精简)",
+    re.I,
+)
+#: A task verb anywhere in the instruction ("I'd like you to make it shorter: '…'").
+TASK_ANYWHERE = re.compile(
+    r"\b(write|compose|draft|translate|rewrite|rephrase|paraphrase|reword|proofread|"
+    r"shorten|simplify|summari[sz]e|edit|polish|correct|fix the (grammar|typos|spelling)|"
+    r"make (it|this|them|these) (shorter|longer|clearer|simpler|punchier|friendlier|"
+    r"more \w+|less \w+|sound \w+))\b"
+    r"|翻译|润色|改写|总结|缩写|概括|精简|扩写|改一下|改成|写成",
+    re.I,
+)
+#: The material a task works on, pointed at rather than quoted: "the text below",
+#: "下面这段话".
+GIVEN_TEXT = re.compile(
+    r"\b(the following|(the|this|my) (paragraph|sentence|text|email|message|passage|draft|"
+    r"note|line)s?( below)?)\b|"
+    r"(下面|以下|下列)的?这?[段句篇封]?(话|文字|内容|句子|段落|邮件|文章|通知)|"
+    r"这一?[段句篇封](话|文字|内容|句子|段落|邮件|文章|通知)?",
+    re.I,
+)
+#: "How do I say 'out of stock' in Spanish": translation.
+SAY_EN = re.compile(
+    r"\bhow (do|would|can|should) (i|you|we) (say|write|spell) .+ in (english|french|spanish|"
+    r"german|italian|portuguese|dutch|chinese|mandarin|cantonese|japanese|korean|russian|"
+    r"arabic|hindi)\b",
+    re.I,
+)
 #: Polite openings before a Chinese task verb ("请帮我把…", "麻烦给我写…").
 ZH_POLITE = re.compile(r"^(请|麻烦|帮忙|能不能|可不可以|你能|你可以)*(帮我|给我|帮忙)?")
 TASK_ZH_ANYWHERE = ("等于几", "等于多少", "翻译成", "润色一下", "起个标题", "起个名字")
@@ -62,7 +156,7 @@ ZH_SAY = re.compile(
 #: Arithmetic in words: "45 divided by 9", "3的平方加4的平方是多少".
 MATH_EN = re.compile(
     r"^(what('s| is)|how much is)?\s*-?[\d.,]+\s*(plus|minus|times|multiplied by|divided by|"
-    r"to the power of|squared|cubed|percent of|% of)\s*[\d.,]*\s*$",
+    r"to the power of|squared|cubed|percent of|% of)\s*[\d.,]*\s*(percent|%)?\s*$",
     re.I,
 )
 MATH_ZH = re.compile(
@@ -72,7 +166,7 @@ NUMBER_ZH = re.compile(r"[\d一二三四五六七八九十两]")
 MATH_ZH_OP = re.compile(r"[加减乘除]|平方|立方|开方|次方|根号")
 #: A task whose material is inline ("translate: ...", "改写：...") needs no search even if
 #: the material itself says "today" or "our".
-INLINE = re.compile(r"[:：\"“”'‘’「」]")
+INLINE = re.compile(r"[:：]|(?:^|\s)[\"“'‘「]")
 #: How-to and process questions: a handbook answers them, even when they name a DB entity.
 HOWTO = re.compile(
     r"\bhow (do|does|did|should|can|to|is|are)\b|\bhow long (does|do|will|until|is|are)\b|"
@@ -135,11 +229,12 @@ WEB_TIME_ZH = (
 WEB_TOPIC_EN = (
     "news", "weather", "forecast", "stock market", "exchange rate", "release notes",
     "breaking", "score", "law", "laws", "legislation", "regulation", "regulations",
-    "tax rules", "election", "reviews",
+    "tax rules", "election", "reviews", "statutory", "by law", "legally", "legal requirement",
+    "legal requirements",
 )  # fmt: skip
 WEB_TOPIC_ZH = (
     "新闻", "天气", "下雨", "汇率", "股价", "股市", "法律", "法规", "劳动法", "新出台",
-    "保护法", "评测", "口碑",
+    "保护法", "评测", "口碑", "法定", "国家规定", "国家标准",
 )  # fmt: skip
 
 # -- db: filters, amounts, ranking over declared models -----------------------------

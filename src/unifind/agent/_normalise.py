@@ -3,7 +3,9 @@ stretched words ("heyyy"), money slang, and one-letter typos of the sources' own
 
 The rules match standard spellings ("please translate", "what's", "headphones"); people
 type "pls translate", "whats", "headphnes". Normalising first keeps the rules one list.
-Chinese is left as it is, except a number followed by 刀 (slang for dollars).
+Chinese is made simplified (the rules' and the sources' words are; people in Taiwan and Hong
+Kong write traditional characters), and a number followed by 刀 (slang for dollars) is
+dollars.
 """
 
 from __future__ import annotations
@@ -56,9 +58,26 @@ _DAO = re.compile(r"(\d)\s*刀")
 
 
 def normalise(text: str) -> str:
-    """``text`` with chat-speak, missing apostrophes and stretched words made standard."""
-    text = _DAO.sub(r"\1美元", text)
+    """``text`` with chat-speak, missing apostrophes and stretched words made standard, and
+    traditional Chinese characters simplified."""
+    text = _DAO.sub(r"\1美元", simplified(text))
     return _TOKEN.sub(_standard, text)
+
+
+def simplified(text: str) -> str:
+    """``text`` with traditional Chinese characters replaced by simplified ones, one
+    character at a time (enough for cue words; not a full OpenCC phrase conversion)."""
+    return text.translate(_traditional()) if _HAN.search(text) else text
+
+
+_HAN = re.compile("[\u3400-\u9fff]")
+
+
+@functools.cache
+def _traditional() -> dict[int, str]:
+    lines = files("unifind.agent").joinpath("zh_traditional.txt").read_text(encoding="utf-8")
+    pairs = (w for w in lines.split("\n") if len(w) == 2 and not w.startswith("#"))
+    return {ord(p[0]): p[1] for p in pairs}
 
 
 def _standard(m: re.Match[str]) -> str:
@@ -84,7 +103,8 @@ _ASCII_WORD = re.compile(r"(?<![\w'-])([a-z]{5,})(?![\w'-])")
 
 
 @functools.cache
-def _common() -> frozenset[str]:
+def common_words() -> frozenset[str]:
+    """Common English words of 5-12 letters (``common_en.txt``)."""
     lines = files("unifind.agent").joinpath("common_en.txt").read_text(encoding="utf-8")
     return frozenset(w for w in lines.split("\n") if w and not w.startswith("#"))
 
@@ -130,7 +150,7 @@ def correct(low: str, vocabulary: frozenset[str]) -> str:
     words = {w for w in _ASCII_WORD.findall(low) if w not in vocabulary}
     if not words:
         return low
-    common = _common()
+    common = common_words()
     index = _index(vocabulary)
     fixes = {}
     for w in words - common:

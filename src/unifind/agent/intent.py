@@ -10,6 +10,7 @@ English matches whole words; Chinese (no spaces) matches substrings.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -43,6 +44,9 @@ class Vocabulary:
     """Column aliases ("price", "amount"): a DB question with a filter or an aggregate."""
     db_models: frozenset[str] = frozenset()
     """Model names and aliases ("customers", "订单"): with them a time word is a date filter."""
+    db_rows: frozenset[str] = frozenset()
+    """ASCII words of the rows' searchable text: two side by side, one with a digit, name a
+    row ("iphone 15"), even when neither alone does."""
 
 
 _HAN = re.compile("[\u4e00-\u9fff]")
@@ -68,6 +72,22 @@ def _found(text: str, low: str, words: Iterable[str]) -> list[str]:
         if lw in low and re.search(rf"(?<![\w'-]){re.escape(lw)}(?![\w'-])", low):
             hits.append(w)
     return hits
+
+
+def _row_pairs(low: str, rows: frozenset[str]) -> list[str]:
+    """Two adjacent words of the rows' text, one with a digit: a row's name ("iphone 15",
+    "air 11"); an unknown number ("iphone 16") names none."""
+    if not rows:
+        return []
+    words = re.findall(r"(?<![\w'])[a-z0-9][a-z0-9-]*(?![\w'])", low)
+    pairs = itertools.pairwise(words)
+    return [f"{a} {b}" for a, b in pairs if a in rows and b in rows and _named(a, b)]
+
+
+def _named(a: str, b: str) -> bool:
+    # One word with a digit, and a word of letters that is more than a letter ("s 2" isn't).
+    digits = re.search(r"\d", a + b) is not None
+    return digits and any(re.search("[a-z]", w) and len(w) > 1 for w in (a, b))
 
 
 def _social(bare: str) -> bool:
@@ -115,7 +135,31 @@ def _task(bare: str) -> bool:
         or any(zh.startswith(w) for w in cue.TASK_ZH)
         or any(w in bare for w in cue.TASK_ZH_ANYWHERE)
         or cue.ZH_SAY.search(bare)
+        or cue.SAY_EN.search(bare)
     )
+
+
+def _given_text_task(bare: str) -> str | None:
+    """The instruction of a task on material the message itself gives ("make it shorter:
+    '…'", "把下面这段话润色一下 …"), else None. The material's words are not a question."""
+    if cue.GIVEN_TEXT.search(bare) and cue.TASK_ANYWHERE.search(bare):
+        return bare[: cue.GIVEN_TEXT.search(bare).start()]  # type: ignore[union-attr]
+    cut = re.search(r"[:：]|(?:^|\s)[\"“'‘「]", bare)
+    if cut is None or len(bare) - cut.end() < 2:
+        return None
+    head = bare[: cut.start()]
+    task = cue.TASK_ANYWHERE.search(head) or cue.WRITE_VERBS.match(head) or _task(head)
+    return head if task else None
+
+
+def _about_self(bare: str) -> bool:
+    """How the writer feels or what they did ("i'm so tired today lol", "今天好累"): a
+    statement, not a request or a question."""
+    if cue.REQUEST.search(bare):
+        return False
+    if cue.SELF_EN.match(bare) or cue.FEELING_EN.search(bare) or cue.FIRST_PERSON.search(bare):
+        return True
+    return _han(bare) and (bare.startswith("我") or any(w in bare for w in cue.FEELING_ZH))
 
 
 @dataclass
@@ -133,6 +177,7 @@ class _Signals:
     models: list[str]
     howto: bool
     shop: bool
+    compare: bool
 
     @property
     def strong_kb(self) -> list[str]:
@@ -140,15 +185,18 @@ class _Signals:
 
 
 def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
-    entities = _found(text, low, vocab.db)
+    entities = _found(text, low, vocab.db) + _row_pairs(low, vocab.db_rows)
     filters = _found(text, low, cue.FILTER_ZH) + [m.group(0) for m in cue.FILTER_EN.finditer(text)]
     amounts = [m.group(0) for m in cue.AMOUNT.finditer(text)]
     # A declared DB value is the database's word, not a handbook topic ("已发货" orders).
     kb = [w for w in _found(text, low, [*cue.KB_EN, *cue.KB_ZH, *vocab.kb]) if w not in entities]
     if cue.WHO_INTERNAL.search(text):
         kb.append("who-to-contact")
-    # Places and names alone ("the GDP of Germany") are not a question for the database.
-    if entities and set(entities) <= vocab.db_weak and not (filters or amounts):
+    # Places and names alone ("the GDP of Germany", "how many days off in our Shanghai
+    # office") are not a question for the database; with an amount, or a column and a
+    # filter ("who spent the most in Paris"), they are.
+    attrs = _found(text, low, vocab.db_attrs)
+    if entities and set(entities) <= vocab.db_weak and not (amounts or (filters and attrs)):
         entities = []
     return _Signals(
         kb=kb,
@@ -158,10 +206,11 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         entities=entities,
         filters=filters,
         amounts=amounts,
-        attrs=_found(text, low, vocab.db_attrs),
+        attrs=attrs,
         models=[w for w in entities if w in vocab.db_models],
         howto=bool(cue.HOWTO.search(text)),
         shop=bool(cue.SHOP.search(text)),
+        compare=bool(cue.COMPARE.search(text)),
     )
 
 
@@ -172,16 +221,30 @@ def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0
         return Intent(True, ("kb",), f"{attached} attached part(s) to search first")
     # Lower case throughout: every rule matches case-blind, and the typo fixes are lower.
     text = correct(normalise(message.strip()).lower(), _spellings(vocab))
+    bare = text.strip().strip("!！?？.。,，~～ ")
     sig = _signals(text, text, vocab)
+    chat = bool(cue.ABOUT_YOU.match(bare))
+    if chat or _about_self(bare):  # "so tired today": the writer's day, not the world's
+        sig.web_time = []
     web = sig.web_time + sig.web_topic
     signals = {"kb": tuple(sig.kb), "web": tuple(web),
                "db": tuple(sig.entities + sig.filters + sig.amounts)}  # fmt: skip
-    bare = text.strip().strip("!！?？.。,，~～ ")
+    head = _given_text_task(bare)
+    if head is not None:
+        hsig = _signals(head, head, vocab)
+        if not (hsig.own or hsig.web_topic):
+            return Intent(False, (), "a task on text the message gives", signals)
     task = _task(bare)
     inline_task = task and bool(cue.INLINE.search(bare))
     # A task names topics it needs no search for ("write a leave request email"), unless it
-    # is about the team's own things, a public topic or the database's.
-    plain_task = task and not (sig.own or sig.web_topic or sig.entities)
+    # is about the team's own things, a public topic or the database's; a writing task at
+    # the head ("write a haiku about headphones") even names the database's things, unless
+    # it asks for their facts (a column, a filter, an amount, the shop).
+    facts = sig.filters or sig.amounts or sig.attrs or sig.shop
+    written = bool(cue.WRITE_VERBS.match(bare)) and not (sig.entities and facts)
+    plain_task = task and not (sig.own or sig.web_topic or (sig.entities and not written))
+    if written and not (sig.own or sig.web_topic):
+        return Intent(False, (), "a writing or language task", signals)
     short_social = bool(cue.SOCIAL_EN.match(bare)) and len(bare.split()) <= 3
     if (
         inline_task
@@ -191,9 +254,18 @@ def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0
         or not (sig.strong_kb or web or sig.entities)
     ):
         why = _chit_chat(text)
+        if why is None and not (sig.strong_kb or web or sig.entities):
+            if chat:
+                why = "small talk with the assistant"
+            elif _about_self(bare):
+                why = "a statement about the writer (a time word in it dates their own day)"
         if why is not None:
             return Intent(False, (), why, signals)
     legs, reasons = _legs(sig)
+    for clause_legs, clause_reasons in _clause_legs(bare, sig, vocab):
+        new = [leg for leg in clause_legs if leg not in legs]
+        legs += new
+        reasons += [r for r in clause_reasons if r.split(":")[0] in new]
     ordered = tuple(leg for leg in LEGS if leg in legs)
     return Intent(True, ordered, "; ".join(reasons), signals)
 
@@ -228,7 +300,12 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
         why = ", ".join(dict.fromkeys(kb)) or "a process question about " + ", ".join(entities)
         reasons.append(f"kb: {why} (the team's own knowledge)")
     web = sig.web_time + sig.web_topic
-    if sig.web_topic or (sig.web_time and (not legs or "kb" in legs or not entities)):
+    # "The current company rules": a time word over the team's own policy dates the team's
+    # documents; the world is asked only with a public topic ("… vs the statutory minimum").
+    team = sig.own or any(w in _TEAM for w in kb)
+    own_dated = team and _policy_words(kb) and not sig.compare
+    timely = sig.web_time and not own_dated and (not legs or "kb" in legs or not entities)
+    if sig.web_topic or timely:
         legs.append("web")
         reasons.append(f"web: {', '.join(dict.fromkeys(web))} (time-sensitive or public)")
     if not legs:
@@ -240,6 +317,25 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
     return legs, reasons
 
 
+def _clause_legs(
+    bare: str, whole: _Signals, vocab: Vocabulary
+) -> Iterable[tuple[list[str], list[str]]]:
+    """The legs of each clause of a message that asks several things ("our warranty on X
+    and how much does it cost"): each clause with a signal of its own adds its legs. A
+    clause that names no entity ("how much does it cost") speaks of the message's."""
+    clauses = [c for c in cue.CLAUSE.split(bare) if c and c.strip()]
+    if len(clauses) < 2:
+        return
+    for clause in clauses:
+        sig = _signals(clause, clause, vocab)
+        if _about_self(clause):
+            sig.web_time = []
+        if not sig.entities and (sig.attrs or sig.filters):
+            sig.entities, sig.models = whole.entities, whole.models
+        if sig.strong_kb or sig.web_time or sig.web_topic or sig.entities:
+            yield _legs(sig)
+
+
 @functools.lru_cache(maxsize=8)  # the same vocabulary comes with every ask
 def _spellings(vocab: Vocabulary) -> frozenset[str]:
     """Words a typo may be corrected to: the sources' words and the rules' own, one ASCII
@@ -247,6 +343,11 @@ def _spellings(vocab: Vocabulary) -> frozenset[str]:
     rules = [*cue.KB_EN, *cue.WEB_TIME_EN, *cue.WEB_TOPIC_EN, *cue.TASK_VERBS]
     words = [*vocab.db, *vocab.kb, *vocab.db_attrs, *vocab.db_models, *rules]
     return frozenset(w.lower() for w in words if w.isascii() and w.isalpha())
+
+
+#: The team's own subjects ("expense", "报销"): words of the rules, not of a KB's titles
+#: ("shipping" is also the world's).
+_TEAM = frozenset(cue.KB_EN + cue.KB_ZH) - cue.KB_WEAK
 
 
 def _policy_words(kb: list[str]) -> bool:

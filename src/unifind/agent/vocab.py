@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import re
+import time
+import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from unifind.agent._normalise import common_words
 from unifind.agent.intent import Vocabulary
 
 if TYPE_CHECKING:
@@ -43,11 +47,51 @@ def db_attrs_of(models: Iterable[Any]) -> frozenset[str]:
 
 
 def db_vocabulary(models: Iterable[Any], kb: frozenset[str] = frozenset()) -> Vocabulary:
-    """The intent's vocabulary of declared DB models (and KB words already gathered)."""
+    """The intent's vocabulary of declared DB models (and KB words already gathered); with
+    introspected models, also the words of their rows' names."""
     models = list(models)
     names = _no_codes({w for m in models for w in (m.name, *m.aliases)})
-    return Vocabulary(db=db_vocabulary_of(models), kb=kb, db_weak=db_weak_of(models),
-                      db_attrs=db_attrs_of(models), db_models=names)  # fmt: skip
+    weak = db_weak_of(models)
+    bags = tuple(getattr(m, "vocabulary", None) or frozenset() for m in models)
+    distinct, tokens = row_words(bags, weak)
+    return Vocabulary(db=db_vocabulary_of(models) | distinct, kb=kb, db_weak=weak,
+                      db_attrs=db_attrs_of(models), db_models=names,
+                      db_rows=tokens)  # fmt: skip
+
+
+#: Words read from the rows' searchable text per model (its names, titles, brands).
+_ROW_WORDS_CAP = 5000
+_CODE = re.compile(r"^(?=[a-z0-9-]*[a-z])(?=[a-z0-9-]*\d)[a-z0-9][a-z0-9-]*$")
+_ALPHA = re.compile(r"^[a-z]{5,}$")
+
+
+@functools.lru_cache(maxsize=8)  # the leg keeps the same sampled sets until it re-reads
+def row_words(
+    bags: tuple[frozenset[str], ...], weak: frozenset[str] = frozenset()
+) -> tuple[frozenset[str], frozenset[str]]:
+    """(the words of the rows' searchable text that name a thing, every ASCII word of it).
+
+    A model's rows name things the declared words don't ("Galaxy Tab S9"): a code with
+    letters and digits ("s9", "wh-1000xm5"), a word of 5+ letters that is not common
+    English ("thinkpad", not "galaxy"), a Chinese run ("玄龙骑士") name one. The ASCII
+    words are kept too: two of them side by side, one with a digit ("iphone 15"), name a
+    row as well (the intent stage checks that). Places and people's names from sampled
+    columns stay weak (:func:`db_weak_of`)."""
+    common = common_words()
+    weak_words = {w for v in weak for w in v.lower().split()}
+    distinct: set[str] = set()
+    tokens: set[str] = set()
+    for bag in bags:
+        for w in sorted(bag)[:_ROW_WORDS_CAP]:
+            if w in weak_words or "." in w or "@" in w:
+                continue
+            if w.isascii():
+                tokens.add(w)
+                if _CODE.match(w) or (_ALPHA.match(w) and w not in common):
+                    distinct.add(w)
+            elif len(w) > 1 and all("\u3400" <= c <= "\u9fff" for c in w):
+                distinct.add(w)
+    return frozenset(distinct), frozenset(tokens)
 
 
 def _values(col: Any) -> set[str]:
@@ -70,6 +114,8 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     try:
         leg = searcher.leg("db")
         declared = getattr(leg, "declared", None) or getattr(leg, "_declared", None) or {}
+        if declared:
+            declared = await _sampled(leg, declared, notes)
     except Exception as exc:  # a broken DB config must not stop a plan; it is said
         notes.append(f"db models unreadable for intent: {type(exc).__name__}: {exc}")
     names: list[str] = []
@@ -84,6 +130,31 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     except Exception as exc:
         notes.append(f"kb collections unreadable for intent: {type(exc).__name__}: {exc}")
     return db_vocabulary(declared.values(), kb_words_of(names)), notes
+
+
+#: How long a plan waits for the DB leg's first read of its rows (later reads are cached
+#: by the leg for ``db.sample_ttl_s``), and how long a failed read is not tried again.
+_SAMPLE_WAIT_S = 2.0
+_RETRY_AFTER_S = 60.0
+_failed: weakref.WeakKeyDictionary[Any, tuple[float, str]] = weakref.WeakKeyDictionary()
+
+
+async def _sampled(leg: Any, declared: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The DB leg's models as introspected (sampled values, the words of their rows), or
+    the declared ones with a note when the database can't be read now."""
+    models = getattr(leg, "models", None)
+    if models is None:
+        return declared
+    at, why = _failed.get(leg, (-_RETRY_AFTER_S, ""))
+    if time.monotonic() - at >= _RETRY_AFTER_S:
+        try:
+            found: dict[str, Any] = await asyncio.wait_for(models(), _SAMPLE_WAIT_S)
+            return found
+        except Exception as exc:  # the DB leg reports it; the plan uses the declared words
+            why = f"{type(exc).__name__}: {exc}"
+            _failed[leg] = (time.monotonic(), why)
+    notes.append(f"db rows unreadable for intent (declared words only): {why}")
+    return declared
 
 
 #: Document names read per collection for the vocabulary: the topics of a small team KB,
