@@ -43,3 +43,21 @@ WORDS = frozenset({"headphones", "laptops", "order", "orders", "refund"})
 )
 def test_correct(text: str, fixed: str) -> None:
     assert correct(text, WORDS) == fixed
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("請問運費怎麼算", "请问运费怎么算"),  # traditional characters, one by one
+        ("謝謝！", "谢谢！"),
+        ("退款流程", "退款流程"),  # simplified text is left as it is
+        ("MacBook 價格", "MacBook 价格"),
+    ],
+)
+def test_traditional_chinese_is_simplified_for_the_rules(text: str, plain: str) -> None:
+    assert normalise(text) == plain
+
+
+def test_keywords_keep_the_writers_script() -> None:
+    # A traditional-Chinese source is searched in its own characters.
+    assert normalise("請問運費 thx", simplify=False) == "請問運費 thanks"

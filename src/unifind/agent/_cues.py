@@ -72,6 +72,39 @@ COMPARE = re.compile(
     r"比|相比|对比|一样|不同|冲突|区别|差别|符合",
     re.I,
 )
+#: "What is a mechanical keyboard", "什么是 OLED": a definition is public knowledge, even
+#: of a thing the database sells.
+DEFINITION = re.compile(
+    r"^(what('s| is| are) (a|an)( [\w-]+){1,3}$|what does .+ mean\b|define\b|meaning of\b)|"
+    r"什么是|是什么意思|的意思是",
+    re.I,
+)
+#: A question about a maker or a thing in the world ("who founded Xiaomi"), not the rows.
+WORLD_WH = re.compile(
+    r"^(who (founded|invented|created|makes|made|owns|designed|started|runs|is|was)|why)\b|"
+    r"谁(创|发明|生产)|为什么",
+    re.I,
+)
+#: "A good company", "which companies": a company in general, not the team's own.
+ANY_COMPANY = re.compile(
+    r"\b(a|an|which|what|good|great|best|big|tech|another|other|every|any|that|those)\s+"
+    r"compan(y|ies)\b",
+    re.I,
+)
+#: English and Chinese names of a team's usual handbook topics: a KB titled in one
+#: language ("warranty.md") is asked about in the other ("能保修吗").
+GLOSSARY = {
+    "warranty": ("保修", "质保"), "refund": ("退款",), "refunds": ("退款",),
+    "return": ("退货", "退换"), "returns": ("退货", "退换"), "shipping": ("发货", "运费", "配送"),
+    "delivery": ("配送", "送货"), "expense": ("报销", "费用"), "expenses": ("报销", "费用"),
+    "leave": ("请假", "休假"), "vacation": ("休假", "假期"), "security": ("安全",),
+    "password": ("密码",), "passwords": ("密码",), "onboarding": ("入职",),
+    "on-call": ("值班",), "call": ("值班",), "rotation": ("轮班", "轮值"), "holiday": ("假期",),
+    "payroll": ("工资",), "travel": ("差旅", "出差"), "benefits": ("福利",),
+    "退款": ("refund", "refunds"), "退货": ("return", "returns"), "发货": ("shipping",),
+    "保修": ("warranty",), "报销": ("expense", "expenses", "reimbursement"),
+    "年假": ("annual leave", "vacation", "leave"), "值班": ("on-call",), "入职": ("onboarding",),
+}  # fmt: skip
 #: Where one question ends and the next begins: "…, and how much does it cost", "另外…".
 CLAUSE = re.compile(
     r"[?？;；]\s*|\s*,?\s+(?:and|also|plus|but)\s+(?:also\s+)?"
@@ -107,7 +140,7 @@ TASK_EN = re.compile(
 )
 TASK_ZH = (
     "翻译", "润色", "改写", "写", "讲个", "计算", "把", "总结一下这段", "缩短", "扩写", "精简",
-    "概括", "起个", "取个", "想几个", "想个", "编个", "造句", "改",
+    "概括", "起个", "取个", "想几个", "想个", "编个", "造句", "改", "算一下", "算算", "帮我算",
 )  # fmt: skip
 #: Writing and language tasks: at the head of a message they dominate the topic words it
 #: names ("write a haiku about headphones"), unless it asks for the sources' facts.
@@ -135,7 +168,7 @@ TASK_ANYWHERE = re.compile(
 GIVEN_TEXT = re.compile(
     r"\b(the following|(the|this|my) (paragraph|sentence|text|email|message|passage|draft|"
     r"note|line)s?( below)?)\b|"
-    r"(下面|以下|下列)的?这?[段句篇封]?(话|文字|内容|句子|段落|邮件|文章|通知)|"
+    r"(下面|以下|下列)的?这?[段句篇封]?(话|文字|内容|句子|段落|邮件|文章|通知|英文|中文|文本)|"
     r"这一?[段句篇封](话|文字|内容|句子|段落|邮件|文章|通知)?",
     re.I,
 )

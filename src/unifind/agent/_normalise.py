@@ -57,10 +57,11 @@ _RUN = re.compile(r"([a-z])\1{2,}", re.I)
 _DAO = re.compile(r"(\d)\s*刀")
 
 
-def normalise(text: str) -> str:
+def normalise(text: str, *, simplify: bool = True) -> str:
     """``text`` with chat-speak, missing apostrophes and stretched words made standard, and
-    traditional Chinese characters simplified."""
-    text = _DAO.sub(r"\1美元", simplified(text))
+    traditional Chinese characters simplified (``simplify``: search keywords keep the
+    writer's script, which a traditional-Chinese source's text is in)."""
+    text = _DAO.sub(r"\1美元", simplified(text) if simplify else text)
     return _TOKEN.sub(_standard, text)
 
 

@@ -178,6 +178,7 @@ class _Signals:
     howto: bool
     shop: bool
     compare: bool
+    text: str
 
     @property
     def strong_kb(self) -> list[str]:
@@ -190,6 +191,8 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
     amounts = [m.group(0) for m in cue.AMOUNT.finditer(text)]
     # A declared DB value is the database's word, not a handbook topic ("已发货" orders).
     kb = [w for w in _found(text, low, [*cue.KB_EN, *cue.KB_ZH, *vocab.kb]) if w not in entities]
+    if cue.ANY_COMPANY.search(text):  # "is Apple a good company": not the team's own
+        kb = [w for w in kb if not w.startswith("compan")]
     if cue.WHO_INTERNAL.search(text):
         kb.append("who-to-contact")
     # Places and names alone ("the GDP of Germany", "how many days off in our Shanghai
@@ -202,7 +205,8 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         kb=kb,
         own=any(w.lower() in cue.OWN for w in kb),
         web_time=_found(text, low, [*cue.WEB_TIME_EN, *cue.WEB_TIME_ZH]),
-        web_topic=_found(text, low, [*cue.WEB_TOPIC_EN, *cue.WEB_TOPIC_ZH]),
+        web_topic=_found(text, low, [*cue.WEB_TOPIC_EN, *cue.WEB_TOPIC_ZH])
+        + [m.group(0) for m in cue.DEFINITION.finditer(text)],
         entities=entities,
         filters=filters,
         amounts=amounts,
@@ -211,6 +215,7 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         howto=bool(cue.HOWTO.search(text)),
         shop=bool(cue.SHOP.search(text)),
         compare=bool(cue.COMPARE.search(text)),
+        text=text,
     )
 
 
@@ -229,38 +234,9 @@ def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0
     web = sig.web_time + sig.web_topic
     signals = {"kb": tuple(sig.kb), "web": tuple(web),
                "db": tuple(sig.entities + sig.filters + sig.amounts)}  # fmt: skip
-    head = _given_text_task(bare)
-    if head is not None:
-        hsig = _signals(head, head, vocab)
-        if not (hsig.own or hsig.web_topic):
-            return Intent(False, (), "a task on text the message gives", signals)
-    task = _task(bare)
-    inline_task = task and bool(cue.INLINE.search(bare))
-    # A task names topics it needs no search for ("write a leave request email"), unless it
-    # is about the team's own things, a public topic or the database's; a writing task at
-    # the head ("write a haiku about headphones") even names the database's things, unless
-    # it asks for their facts (a column, a filter, an amount, the shop).
-    facts = sig.filters or sig.amounts or sig.attrs or sig.shop
-    written = bool(cue.WRITE_VERBS.match(bare)) and not (sig.entities and facts)
-    plain_task = task and not (sig.own or sig.web_topic or (sig.entities and not written))
-    if written and not (sig.own or sig.web_topic):
-        return Intent(False, (), "a writing or language task", signals)
-    short_social = bool(cue.SOCIAL_EN.match(bare)) and len(bare.split()) <= 3
-    if (
-        inline_task
-        or plain_task
-        or short_social
-        or _social(bare)
-        or not (sig.strong_kb or web or sig.entities)
-    ):
-        why = _chit_chat(text)
-        if why is None and not (sig.strong_kb or web or sig.entities):
-            if chat:
-                why = "small talk with the assistant"
-            elif _about_self(bare):
-                why = "a statement about the writer (a time word in it dates their own day)"
-        if why is not None:
-            return Intent(False, (), why, signals)
+    why = _no_search(text, bare, sig, vocab, chat=chat)
+    if why is not None:
+        return Intent(False, (), why, signals)
     legs, reasons = _legs(sig)
     for clause_legs, clause_reasons in _clause_legs(bare, sig, vocab):
         new = [leg for leg in clause_legs if leg not in legs]
@@ -268,6 +244,38 @@ def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0
         reasons += [r for r in clause_reasons if r.split(":")[0] in new]
     ordered = tuple(leg for leg in LEGS if leg in legs)
     return Intent(True, ordered, "; ".join(reasons), signals)
+
+
+def _no_search(text: str, bare: str, sig: _Signals, vocab: Vocabulary, *, chat: bool) -> str | None:
+    """Why the message needs no search (a task, social talk, a statement), else None."""
+    head = _given_text_task(bare)
+    if head is not None:
+        hsig = _signals(head, head, vocab)
+        if not (hsig.own or hsig.web_topic):
+            return "a task on text the message gives"
+    task = _task(bare)
+    inline_task = task and bool(cue.INLINE.search(bare))
+    # A task names topics it needs no search for ("write a leave request email"), unless it
+    # is about the team's own things, a public topic or the database's; a writing task at
+    # the head ("write a haiku about headphones") even names the database's things, unless
+    # it asks for their facts (a column, a filter, an amount, the shop).
+    facts = sig.filters or sig.amounts or sig.attrs or sig.shop
+    say = cue.SAY_EN.search(bare) or cue.ZH_SAY.search(bare)  # "缺货 in English": a word
+    written = bool(say) or (bool(cue.WRITE_VERBS.match(bare)) and not (sig.entities and facts))
+    plain_task = task and not (sig.own or sig.web_topic or (sig.entities and not written))
+    if written and not (sig.own or sig.web_topic):
+        return "a writing or language task"
+    signalled = bool(sig.strong_kb or sig.web_time or sig.web_topic or sig.entities)
+    short_social = bool(cue.SOCIAL_EN.match(bare)) and len(bare.split()) <= 3
+    if not (inline_task or plain_task or short_social or _social(bare) or not signalled):
+        return None
+    why = _chit_chat(text)
+    if why is None and not signalled:
+        if chat:
+            why = "small talk with the assistant"
+        elif _about_self(bare):
+            why = "a statement about the writer (a time word in it dates their own day)"
+    return why
 
 
 def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
@@ -280,7 +288,11 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
     # over a mere value they ask about the world ("the price of gold today").
     ranked = bool(sig.filters or sig.amounts)
     dated = bool(sig.web_time and not sig.models)
-    plain = not (strong_kb or sig.web_topic or sig.howto or dated)
+    # "Who founded Xiaomi": a maker's story, not the rows (a model word makes it rows).
+    world = bool(cue.WORLD_WH.search(sig.text)) and not (sig.models or ranked or sig.attrs)
+    # "Our gold customers": "our" alone is the shop's own rows; a policy word is the handbook.
+    policy = bool(strong_kb) and _policy_words(kb)
+    plain = not (policy or sig.web_topic or sig.howto or dated or world)
     # A column with an aggregate or a filter ("total amount spent by …") asks the DB too.
     counted = bool(sig.attrs and ranked and not (strong_kb or sig.web_topic))
     # "The price of X in our shop": the shop's rows, unless a policy or a process is asked.

@@ -184,7 +184,8 @@ _WORD = re.compile(r"[$€£¥]?\d+(?:[.,]\d+)*%?|[^\W_]+(?:['-][^\W_]+)*")
 
 def keywords(message: str, *, limit: int = 8) -> list[str]:
     """The message's search words, best first (see the module docstring)."""
-    message = normalise(message)  # "pls", "tmrw", "rn": chat-speak is not a search word
+    # "pls", "tmrw", "rn": chat-speak is not a search word.
+    message = normalise(message, simplify=False)
     order: list[str] = []
     phrases = [p.strip() for p in _PHRASE.findall(message) if p.strip()]
     rest = _PHRASE.sub(" ", message)

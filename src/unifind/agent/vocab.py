@@ -11,6 +11,7 @@ import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from unifind.agent._cues import GLOSSARY
 from unifind.agent._normalise import common_words
 from unifind.agent.intent import Vocabulary
 
@@ -187,6 +188,8 @@ def _kb_words(names: tuple[str, ...]) -> frozenset[str]:
                     words.add(w.lower()[:-1])
             if han and len(w) > 2:  # a Chinese title is one run: its words match questions
                 words.update(p for p in _segments(w) if len(p) > 1 and p not in _NAME_NOISE)
+    # A title in one language names the topic in the other too ("warranty" -> 保修).
+    words.update(t for w in list(words) for t in GLOSSARY.get(w, ()))
     return frozenset(words)
 
 
