@@ -1,13 +1,14 @@
 """The agent pipeline's overhead before the legs start (issue #10: <= 5 ms p50, builtin).
 
-    python bench/ask_overhead.py               # every message of the three intent sets x 2
+    python bench/ask_overhead.py               # every message of the intent sets x 2
     python bench/ask_overhead.py --rounds 5
 
 A temporary home with the demo handbook (lexical collection) and the demo shop database
 (``unifind db demo``), so the builtin intent reads a real vocabulary: the DB models'
-words and the KB's collection and document names. Stages: builtin intent, builtin
-keywords, no hooks, no attached parts. The legs are replaced at the engine's one seam
-(``Searcher._search``) by an instant fake that stamps when the first request starts;
+words, their rows' names and the KB's collection and document names. Stages: builtin
+intent, builtin keywords, no hooks, no attached parts. The legs are replaced at the
+engine's one seam (``Searcher._search``) by an instant fake that stamps when the first
+request starts;
 the overhead of one message is that stamp minus the instant ``ask_stream`` was called.
 Messages that need no search (chit-chat) start no leg and are counted apart. The first
 ask (jieba's dictionary, the DB's reflection) is reported as the cold one, not in p50.
