@@ -71,9 +71,13 @@ MESSAGES: dict[str, dict[str, str]] = {
 #: The words put into the sentences, by kind. A language without an entry shows the word
 #: as it is (English is the machine code itself).
 LABELS: dict[str, dict[str, dict[str, str]]] = {
-    "en": {"leg": {}, "status": {}, "reason": {}, "kind": {}},
+    "en": {"leg": {}, "status": {}, "reason": {}, "kind": {}, "stage": {}},
     "zh": {
         "leg": {"web": "网页", "kb": "知识库", "db": "数据库"},
+        "stage": {
+            "lexical": "关键词", "vector": "向量", "rerank": "重排", "graph": "图谱",
+            "store": "存储",
+        },
         "status": {
             "ok": "正常", "degraded": "降级", "disabled": "未启用", "skipped": "已跳过",
             "running": "进行中", "pending": "等待中", "completed": "已完成", "failed": "失败",
@@ -132,7 +136,10 @@ def message(locale: str, key: str, **values: Any) -> str:
 def report_line(locale: str, report: Mapping[str, Any]) -> str:
     """One backend's report (a LegReport as JSON) as a progress line: ``web/brave: ok, 3
     hits`` or ``网页/brave：降级（超时）``."""
-    names = {"leg": report["leg"], "backend": report["backend"], "status": report["status"]}
+    backend = str(report["backend"])
+    if report.get("stage"):  # a KB answers twice (lexical, vector): say which
+        backend = f"{backend} {label(locale, 'stage', str(report['stage']))}"
+    names = {"leg": report["leg"], "backend": backend, "status": report["status"]}
     if report["status"] == "ok":
         return message(locale, "report_ok", hits=report.get("hits", 0), **names)
     return message(locale, "report_other", reason=report.get("reason") or "error", **names)

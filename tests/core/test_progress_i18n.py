@@ -122,3 +122,9 @@ def test_the_cli_prints_progress_labels_in_chinese_and_refuses_an_unknown_langua
         assert not english_words(line, NAMES), line
     res = runner.invoke(app, ["search", "refund", "--lang", "fr"])
     assert res.exit_code == 2 and "--lang 'fr': choose one of en, zh" in res.output
+
+
+def test_a_report_line_names_the_kb_stage_in_both_languages() -> None:
+    lex = LegReport(leg="kb", backend="docs", stage="lexical", status=Status.OK, hits=3)
+    assert report_line("en", lex.model_dump(mode="json")) == "kb/docs lexical: ok, 3 hits"
+    assert report_line("zh", lex.model_dump(mode="json")) == "知识库/docs 关键词：正常，3 条结果"

@@ -31,8 +31,9 @@ async def test_a_chinese_caller_reads_chinese_ask_progress(client: httpx.AsyncCl
     assert r.status_code == 200, r.text
     lines = said(events(r.text))
     assert lines["plan"] == ["正在搜索知识库"]
-    assert lines["leg"] and all(m.startswith("知识库/docs：") for m in lines["leg"])
-    refs = r"\d+ 条参考资料（知识库/docs：正常，\d+ 条结果(；知识库/docs：正常，\d+ 条结果)*）"
+    assert lines["leg"] and all(m.startswith("知识库/docs ") for m in lines["leg"])
+    leg = r"知识库/docs [关键词向量]+：正常，\d+ 条结果"
+    refs = rf"\d+ 条参考资料（{leg}(；{leg})*）"
     assert re.fullmatch(refs, lines["references"][0]), lines["references"]
     assert lines["answer.delta"] == ["正在撰写回答"]  # one line, not one per delta
     assert lines["citations"] == ["正在核对引用"]

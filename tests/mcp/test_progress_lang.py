@@ -55,7 +55,7 @@ async def test_the_configured_language_speaks_in_search_and_ask_progress(
             progress_callback=recorder(ask),
         )  # fmt: skip
     assert search[0][2] == "正在搜索知识库"
-    assert "知识库/docs：正常，1 条结果" in (search[1][2] or "")
+    assert "知识库/docs 关键词：正常，1 条结果" in (search[1][2] or "")
     assert [p[0] for p in ask] == [0, 1, 2, 3]
     assert ask[0][2] == "正在搜索知识库" and ask[-1][2] == "正在核对引用"
     for _, _, message in search + ask:

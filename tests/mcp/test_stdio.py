@@ -115,7 +115,7 @@ async def test_progress_notifications_arrive_while_legs_run(stdio: StdioServerPa
     assert seen[0] == (0, 2, "searching kb, web")
     assert [p[0] for p in seen] == [0, 1, 2]
     finished = " ".join(m or "" for _, _, m in seen[1:])
-    assert "web/searxng: ok, 2 hits" in finished and "kb/docs: ok" in finished
+    assert "web/searxng: ok, 2 hits" in finished and "kb/docs lexical: ok" in finished
 
 
 async def test_fetch_pages_through_a_long_page_with_start(

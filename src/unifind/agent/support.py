@@ -42,6 +42,7 @@ CROSS_ENCODER = "cross-encoder"
 # 。！？, or at a line break; wrapped lines are joined first (:func:`_unwrap`).
 _SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|[。！？]+|\n|$)")
 _BLOCK_START = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>)")
+_LEAD_CITES = re.compile(r"^(?:\s*[\[【［][^\]】］\n]{1,64}[\]】］])+")
 _ONLY_CITES = re.compile(r"^[\s\[\]【】［］^\w,;，；、\-–]*$")
 
 
@@ -133,7 +134,14 @@ def sentences(text: str) -> list[str]:
             continue
         if out and _ONLY_CITES.match(piece) and extract_citations(piece):
             out[-1] = f"{out[-1]} {piece}"
-        else:
+            continue
+        # "Claim one. [ref_001] Claim two." (and lines joined by _unwrap): a citation right
+        # after a sentence's end belongs to that sentence, not to the next one.
+        lead = _LEAD_CITES.match(piece)
+        if out and lead and extract_citations(lead.group(0)):
+            out[-1] = f"{out[-1]} {lead.group(0).strip()}"
+            piece = piece[lead.end() :].strip()
+        if piece:
             out.append(piece)
     return out
 

@@ -195,12 +195,14 @@ def _print_after(out: Any) -> None:
     if out.note:
         err_console.print(f"[yellow]{out.note}[/]")
     for rep in out.reports:
-        err_console.print(f"  {rep.leg}/{rep.backend}: {rep.status.value}"
+        stage = f" {rep.stage}" if rep.stage else ""  # a KB answers by lexical and vector
+        err_console.print(f"  {rep.leg}/{rep.backend}{stage}: {rep.status.value}"
                           + (f" ({rep.reason.value})" if rep.reason else ""))  # fmt: skip
     c = out.citations
-    err_console.print(f"citations: {len(c.valid)} valid, {len(c.unknown)} unknown "
-                      f"{c.unknown or ''}, {len(c.unsupported)} unsupported "
-                      f"of {c.checked_sentences} cited sentences")  # fmt: skip
+    unknown = f" ({', '.join(c.unknown)})" if c.unknown else ""
+    err_console.print(f"citations: {len(c.valid)} valid id(s), {len(c.unknown)} unknown{unknown}; "
+                      f"{len(c.unsupported)} of {c.checked_sentences} cited sentence(s) "
+                      "unsupported")  # fmt: skip
     for bad in c.unsupported:
         err_console.print(f"  unsupported ({bad.score:.2f}): {bad.sentence}")
     if c.support_note:
