@@ -65,3 +65,16 @@ def test_every_sentence_of_an_extractive_answer_is_supported() -> None:
     answer = "\n".join(best_sentences(refs, ["refund", "gift", "card"]))
     checked = support(answer, refs)
     assert len(checked) == 2 and all(s.supported for s in checked), checked
+
+
+def test_an_extractive_answer_skips_references_that_share_no_word_with_the_question() -> None:
+    items = [
+        Item(type="kb", title="Refunds", content=DOC, citation_id="ref_001", chunk_id="1"),
+        Item(type="kb", title="Leave", content="A day off on birthdays.", citation_id="ref_002"),
+    ]
+    refs = build_references(items)
+    lines = best_sentences(refs, ["refund", "label"])
+    assert len(lines) == 1 and lines[0].endswith("[ref_001]")
+    # nothing matches at all: the best-ranked reference still answers (never an empty answer)
+    [only] = best_sentences(refs, ["unicorn"])
+    assert only.endswith("[ref_001]")

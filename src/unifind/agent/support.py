@@ -210,7 +210,7 @@ def best_sentences(refs: References, query_terms: Sequence[str], *, n: int = 3) 
     cited (``sentence [ref_001]``)."""
     analyzer = get_analyzer("auto")
     want = set(analyzer.terms(" ".join(query_terms)))
-    lines = []
+    lines: list[tuple[int, str]] = []
     for ref in refs.references[:n]:
         # Headings and fragments ("# Refunds", "Refund") name a topic without saying
         # anything about it: a sentence of a few words or more answers better.
@@ -218,12 +218,12 @@ def best_sentences(refs: References, query_terms: Sequence[str], *, n: int = 3) 
         cands = [c for c in cands if c and not _HEADING.match(c)] or cands
         if not any(cands):
             continue
-        best = max(
-            cands,
-            key=lambda s: (len(want & set(analyzer.terms(s))), len(s) >= _MIN_CHARS, -len(s)),
-        )
-        lines.append(f"{best.rstrip()} [{ref.citation_id}]")
-    return lines
+        shared = {c: len(want & set(analyzer.terms(c))) for c in cands}
+        best = max(cands, key=lambda s: (shared[s], len(s) >= _MIN_CHARS, -len(s)))
+        lines.append((shared[best], f"{best.rstrip()} [{ref.citation_id}]"))
+    # A reference ranked in by meaning alone may hold no sentence with a word of the
+    # question: quoting it answers something else. Keep those only when nothing matches.
+    return [line for hits, line in lines if hits] or [line for _, line in lines[:1]]
 
 
 _HEADING = re.compile(r"^\s*(#{1,6}\s|[-*]\s*$)")
