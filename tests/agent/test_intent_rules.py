@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from unifind import load_settings
+from unifind.agent._sections import sections
 from unifind.agent.intent import Vocabulary, classify
 from unifind.agent.vocab import db_weak_of, row_words, vocabulary
 from unifind.db.demo import DEMO_MODELS_YAML
@@ -94,3 +95,87 @@ def test_a_database_that_cannot_be_read_leaves_the_declared_words_and_a_note(
         s.close()
     assert "headphones" in vocab.db and not vocab.db_rows
     assert any("db rows unreadable for intent" in n for n in notes), notes
+
+
+# -- the rules added for set D's misses (#10), on invented messages and a hand-made KB ----
+HANDBOOK = """# Travel rules
+
+Book trains through the travel desk.
+
+## Allowances
+
+| Item | Allowance |
+|---|---|
+| Hotel in Berlin | 140 euros a night |
+
+Two-factor login
+Two-factor login (2FA) is required for the CRM and the wiki. Codes by SMS are refused.
+
+## Questions
+Ask the travel desk.
+"""
+
+
+def _jieba(run: str) -> list[str]:
+    return [run]
+
+
+def test_sections_keep_heading_words_and_acronyms_not_generic_headings() -> None:
+    found = sections(HANDBOOK, _jieba)
+    keys = [sorted(k) for k, _ in found]
+    assert ["allowance"] in keys  # the heading, singular
+    assert ["crm", "login", "sms", "two-factor"] in keys  # a plain-text heading + acronyms
+    assert not any("question" in k for k in keys)  # a generic heading names no topic
+    allowances = next(words for k, words in found if "allowance" in k)
+    assert {"hotel", "berlin"} <= allowances
+
+
+SECTIONED = Vocabulary(
+    db=VOCAB.db, db_models=VOCAB.db_models, db_weak=VOCAB.db_weak, db_attrs=VOCAB.db_attrs,
+    db_rows=VOCAB.db_rows, kb=VOCAB.kb, people_zh=frozenset({"陈"}),
+    kb_sections=tuple(sections(HANDBOOK, _jieba)),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "legs"),
+    [
+        ("what's the allowance for a hotel in berlin", ("kb",)),  # a heading + its section
+        ("is sms ok for the crm", ("kb",)),  # two acronyms of one section
+        ("what is an allowance in economics", ("web",)),  # a heading word alone: the world's
+        ("thanks a lot, that was really useful", ()),  # thanks leading a statement
+        ("hey! long time no see, how have you been", ()),
+        ("thanks! and how do i get a refund?", ("kb",)),  # …but not leading a question
+        ("hi, show me tablets under $300", ("db",)),  # …nor a request
+        ("what is a 12% tip on 80.40", ()),  # arithmetic in words
+        ("what's 15% off 260", ()),
+        ("tablets 15% off", ("db",)),  # a filter, not a sum
+        ("my manager was in a bad mood at the office today", ()),  # a workplace setting
+        ("不想加班 好累", ()),
+        ("our expense rules vs the official government rate", ("kb", "web")),  # outside side
+        ("is the iphone 15 cheaper here than on ebay today", ("web", "db")),
+        ("when is the next election in the US", ("web",)),  # the US is a country
+        ("the history of samsung tablets", ("web",)),  # a maker's history, not the rows
+        ("现在汽油价格多少一升", ("web",)),  # a column word alone is no filter
+        ("打折的平板能退吗", ("kb",)),  # a permission to return: the policy
+        ("帮我把这段自我介绍改得更自然一点：我叫小李，喜欢平板", ()),  # 把 … 改得
+        ("陈静上个月下了几单", ("db",)),  # a customer's surname in Latin letters ("Chen")
+        ("陈列架在哪里买", ("web",)),  # …not a word that starts with the surname
+    ],
+)
+def test_rules_for_set_d(message: str, legs: tuple[str, ...]) -> None:
+    got = classify(message, SECTIONED)
+    assert got.legs == legs, got.why
+
+
+def test_the_vocabulary_reads_the_sections_of_stored_documents(tmp_path: Path) -> None:
+    s = Searcher(load_settings(home=tmp_path, kb={"embedder": "hash"}))
+    try:
+        s.kb.create("handbook", embedder=None)
+        s.kb.ingest_text("handbook", HANDBOOK, document_id="travel.md", title="Travel rules")
+        vocab, notes = asyncio.run(vocabulary(s))
+    finally:
+        s.close()
+    assert not notes
+    assert any("allowance" in keys for keys, _ in vocab.kb_sections)
+    assert classify("hotel allowance in berlin?", vocab).legs == ("kb",)

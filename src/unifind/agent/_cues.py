@@ -14,7 +14,7 @@ SOCIAL_EN = re.compile(
     r"sorry|my bad|well done|good job|sounds good|perfect|talk (to you )?(soon|later)|"
     r"bye|goodbye|see you|see ya|later|ok|okay|k|cool|great|nice|awesome|got it|sure|"
     r"yes|no|yep|nope|lol+|lmao|(ha){2,}h?|omg|wow|brb|gtg|ttyl|xd|who are you|"
-    r"what can you do|what are you|"
+    r"what can you do|what are you|long time no see|"
     r"happy (new year|birthday|holidays|weekend|friday|monday|easter|halloween|thanksgiving)|"
     r"merry christmas|have a (nice|good|great|lovely) (day|one|weekend|evening|night|trip))\b",
     re.I,
@@ -27,6 +27,30 @@ SOCIAL_ZH = (
     "谢啦", "谢了", "谢咯", "谢喽", "感恩", "3q", "多谢啦", "拜", "早啊", "晚安啦", "加油",
     "快乐", "愉快", "恭喜", "辛苦", "在吗", "行吧", "好吧", "可以的", "了解",
 )  # fmt: skip
+#: A social formula opening a longer message ("谢谢啦，问题解决了").
+SOCIAL_ZH_LEAD = re.compile("^(" + "|".join(sorted(SOCIAL_ZH, key=len, reverse=True)) + ")")
+#: What joins one formula to the next ("hey!! long time no see, how have you been").
+SOCIAL_JOIN = re.compile(r"^([\s,.!！，。~～:：;；…-]|and\b|&|also\b|啊|呀|啦|哦)+", re.I)
+#: Workplace settings, not topics: in a statement about oneself ("left my charger at the
+#: office", "不想上班") they date the writer's day, and ask the handbook nothing.
+KB_SETTING = frozenset({
+    "office", "colleague", "colleagues", "manager", "staff", "overtime", "上班", "下班",
+    "加班", "办公室", "同事", "主管", "出差", "团队",
+})  # fmt: skip
+#: Arithmetic in words: every word of the message is one of these, and two numbers
+#: ("what is an 18% tip on 64.50", "what's 20% off 1099").
+MATH_WORDS = frozenset((
+    "what", "what's", "whats", "is", "was", "an", "a", "the", "of", "on", "off", "tip",
+    "tax", "vat", "discount", "percent", "plus", "minus", "times", "multiplied", "divided",
+    "by", "to", "power", "squared", "cubed", "how", "much", "remains", "left", "after",
+    "add", "subtract", "sum", "product", "difference",
+))  # fmt: skip
+MATH_OPS = frozenset((
+    "of", "off", "tip", "tax", "vat", "discount", "percent", "plus", "minus", "times",
+    "multiplied", "divided", "power", "squared", "cubed", "add", "subtract", "sum",
+    "product", "difference",
+))  # fmt: skip
+MATH_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?%?|[a-z][a-z']*|[+\-*/×÷^%=]")
 #: "I'm so tired", "今天好累": how the writer feels or what they did. A time word in such a
 #: statement dates the writer's own day, not a fact of the world.
 SELF_EN = re.compile(
@@ -53,7 +77,7 @@ FEELING_EN = re.compile(
 FEELING_ZH = (
     "累", "困", "饿", "烦", "开心", "高兴", "难过", "伤心", "郁闷", "无聊", "头疼", "头痛",
     "压力", "焦虑", "紧张", "生病", "感冒", "想哭", "崩溃", "心情", "爽", "激动", "期待", "讨厌",
-    "忙",
+    "忙", "痛", "疼", "难受",
 )  # fmt: skip
 #: Asking someone to do something ("show me", "帮我查"), or asking at all: not a statement
 #: about oneself. A question word inside a statement ("my day is ruined") does not count.
@@ -72,6 +96,16 @@ COMPARE = re.compile(
     r"比|相比|对比|一样|不同|冲突|区别|差别|符合",
     re.I,
 )
+#: The outside side of a comparison ("our meal limit vs the official per diem", "跟国家
+#:的比"): the world's figure, even without a public-topic word.
+OUTSIDE = re.compile(
+    r"\b(official|government|governmental|national|federal|industry|market|competitors?|"
+    r"other (companies|employers|shops|stores|retailers)|elsewhere)\b|"
+    r"官方|官网|政府|国家|行业|市场|同行|其他公司|别家|别的公司",
+    re.I,
+)
+#: "The US" is a country, not "us" (the team).
+THE_US = re.compile(r"\bthe us\b", re.I)
 #: "What is a mechanical keyboard", "什么是 OLED": a definition is public knowledge, even
 #: of a thing the database sells.
 DEFINITION = re.compile(
@@ -82,7 +116,7 @@ DEFINITION = re.compile(
 #: A question about a maker or a thing in the world ("who founded Xiaomi"), not the rows.
 WORLD_WH = re.compile(
     r"^(who (founded|invented|created|makes|made|owns|designed|started|runs|is|was)|why)\b|"
-    r"谁(创|发明|生产)|为什么",
+    r"\b(the )?(history|origins?|story|invention) of\b|谁(创|发明|生产)|为什么|历史|起源|由来",
     re.I,
 )
 #: "A good company", "which companies": a company in general, not the team's own.
@@ -160,7 +194,9 @@ TASK_ANYWHERE = re.compile(
     r"shorten|simplify|summari[sz]e|edit|polish|correct|fix the (grammar|typos|spelling)|"
     r"make (it|this|them|these) (shorter|longer|clearer|simpler|punchier|friendlier|"
     r"more \w+|less \w+|sound \w+))\b"
-    r"|翻译|润色|改写|总结|缩写|概括|精简|扩写|改一下|改成|写成",
+    r"|翻译|润色|改写|总结|缩写|概括|精简|扩写|改一下|改成|写成|"
+    # "把这段开场白改得更生动": the ba-construction with an edit verb
+    r"把[^，。？！,?!]{1,16}?(改|写|翻译|译|润色|缩|扩|精简|概括|总结|调整)(得|成|为|一下)",
     re.I,
 )
 #: The material a task works on, pointed at rather than quoted: "the text below",
@@ -225,6 +261,7 @@ KB_ZH = (
     "报销", "年假", "值班", "入职", "条款", "团队", "同事", "规范", "差旅", "策略", "出差",
     "请假", "病假", "加班", "工资", "薪资", "考勤", "打卡", "离职", "培训", "工牌", "门禁",
     "办公室", "着装", "上班", "下班", "主管", "审批", "新人", "新同事", "绩效", "福利",
+    "能退", "可以退", "退吗", "能换", "可以换", "退换", "包退",
 )  # fmt: skip
 #: Words that say the team's own organisation is meant (not merely a topic it covers).
 OWN = frozenset({"our", "ours", "we", "us", "internal", "internally", "company", "company's",
@@ -243,6 +280,8 @@ SHOP = re.compile(
     r"我们店|你们店|咱们店|本店|店里|店内|店铺|网店|你们网站|我们网站|你们家|商城里",
     re.I,
 )
+#: "Is the iphone 15 cheaper here": with a product, "here" is the shop.
+HERE = re.compile(r"\bhere\b|这里|这儿|这边", re.I)
 #: Words that make a "we"/"us" question about the world, not the team ("can we see Mars").
 KB_WEAK = frozenset({"we", "us", "here"})
 
@@ -276,6 +315,8 @@ AMOUNT = re.compile(
     r"\d+(\.\d+)?\s?(美元|元|块|公斤|千克|克|星|折))",
     re.I,
 )
+#: Buying words: a customer's name with one asks for the orders ("下过几次单").
+BUY_ZH = re.compile(r"买|购|下.{0,3}单|订单|消费|花了|花费")
 FILTER_EN = re.compile(
     r"\b(under|below|over|above|less than|more than|cheaper than|at least|at most|between|"
     r"within|cheapest|most expensive|highest|lowest|top \d+|sorted by|order by|rated|"

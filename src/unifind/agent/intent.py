@@ -15,8 +15,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from unifind.agent import _chat, _sections
 from unifind.agent import _cues as cue
 from unifind.agent._normalise import correct, normalise
+from unifind.agent._sections import Section
 
 LEGS = ("kb", "web", "db")
 
@@ -47,13 +49,10 @@ class Vocabulary:
     db_rows: frozenset[str] = frozenset()
     """ASCII words of the rows' searchable text: two side by side, one with a digit, name a
     row ("iphone 15"), even when neither alone does."""
-
-
-_HAN = re.compile("[\u4e00-\u9fff]")
-
-
-def _han(text: str) -> bool:
-    return _HAN.search(text) is not None
+    people_zh: frozenset[str] = frozenset()
+    """Chinese surnames of the people the DB names in Latin letters ("陈" for "Chen Wei")."""
+    kb_sections: tuple[Section, ...] = ()
+    """The KB's sections: (key words, content words) each (:mod:`._sections`)."""
 
 
 def _found(text: str, low: str, words: Iterable[str]) -> list[str]:
@@ -62,7 +61,7 @@ def _found(text: str, low: str, words: Iterable[str]) -> list[str]:
     for w in words:
         if not w:
             continue
-        if _han(w):
+        if _chat.han(w):
             if w in text:
                 hits.append(w)
             continue
@@ -90,78 +89,6 @@ def _named(a: str, b: str) -> bool:
     return digits and any(re.search("[a-z]", w) and len(w) > 1 for w in (a, b))
 
 
-def _social(bare: str) -> bool:
-    """A greeting, thanks or farewell that asks nothing ("good night, talk tomorrow")."""
-    if cue.QUESTION.search(bare):
-        return False
-    if cue.SOCIAL_EN.match(bare):
-        return len(bare.split()) <= 6
-    return _han(bare) and len(bare) <= 12 and any(w in bare for w in cue.SOCIAL_ZH)
-
-
-def _chit_chat(text: str) -> str | None:
-    """Why ``text`` needs no search (social talk, a self-contained task), else None."""
-    bare = text.strip().strip("!！?？.。,，~～ ")
-    words = bare.split()
-    if not bare:
-        return "empty message"
-    if _math(bare):
-        return "arithmetic the model can do"
-    if _task(bare):
-        return "a self-contained task (write, translate, rewrite, compute)"
-    if cue.SOCIAL_EN.match(bare) and len(words) <= 5:
-        return "social talk"
-    if _han(bare) and len(bare) <= 8 and any(w in bare for w in cue.SOCIAL_ZH):
-        return "social talk"
-    if _social(bare):
-        return "social talk"
-    return None
-
-
-def _math(bare: str) -> bool:
-    if cue.ARITHMETIC.match(bare) or re.match(r"^(what('s| is) )?[\d\s.+\-*/×÷^()]+$", bare, re.I):
-        return True
-    if cue.MATH_EN.match(bare):
-        return True
-    return bool(
-        cue.MATH_ZH.match(bare) and cue.MATH_ZH_OP.search(bare) and cue.NUMBER_ZH.search(bare)
-    )
-
-
-def _task(bare: str) -> bool:
-    zh = cue.ZH_POLITE.sub("", bare, count=1)
-    return bool(
-        cue.TASK_EN.match(bare)
-        or any(zh.startswith(w) for w in cue.TASK_ZH)
-        or any(w in bare for w in cue.TASK_ZH_ANYWHERE)
-        or cue.ZH_SAY.search(bare)
-        or cue.SAY_EN.search(bare)
-    )
-
-
-def _given_text_task(bare: str) -> str | None:
-    """The instruction of a task on material the message itself gives ("make it shorter:
-    '…'", "把下面这段话润色一下 …"), else None. The material's words are not a question."""
-    if cue.GIVEN_TEXT.search(bare) and cue.TASK_ANYWHERE.search(bare):
-        return bare[: cue.GIVEN_TEXT.search(bare).start()]  # type: ignore[union-attr]
-    cut = re.search(r"[:：]|(?:^|\s)[\"“'‘「]", bare)
-    if cut is None or len(bare) - cut.end() < 2:
-        return None
-    head = bare[: cut.start()]
-    task = cue.TASK_ANYWHERE.search(head) or cue.WRITE_VERBS.match(head) or _task(head)
-    return head if task else None
-
-
-def _about_self(bare: str) -> bool:
-    """How the writer feels or what they did ("i'm so tired today lol", "今天好累"): a
-    statement, not a request or a question."""
-    if cue.REQUEST.search(bare):
-        return False
-    if cue.SELF_EN.match(bare) or cue.FEELING_EN.search(bare) or cue.FIRST_PERSON.search(bare):
-        return True
-    return _han(bare) and (bare.startswith("我") or any(w in bare for w in cue.FEELING_ZH))
-
-
 @dataclass
 class _Signals:
     """The words of a message that point at each leg."""
@@ -179,6 +106,8 @@ class _Signals:
     shop: bool
     compare: bool
     text: str
+    outside: list[str] = field(default_factory=list)
+    """Words of a comparison's outside side ("official", "国家"): the world's figure."""
 
     @property
     def strong_kb(self) -> list[str]:
@@ -186,11 +115,27 @@ class _Signals:
 
 
 def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
-    entities = _found(text, low, vocab.db) + _row_pairs(low, vocab.db_rows)
+    buyers = _buyer(text, vocab)
+    entities = _found(text, low, vocab.db) + _row_pairs(low, vocab.db_rows) + buyers
     filters = _found(text, low, cue.FILTER_ZH) + [m.group(0) for m in cue.FILTER_EN.finditer(text)]
     amounts = [m.group(0) for m in cue.AMOUNT.finditer(text)]
-    # A declared DB value is the database's word, not a handbook topic ("已发货" orders).
-    kb = [w for w in _found(text, low, [*cue.KB_EN, *cue.KB_ZH, *vocab.kb]) if w not in entities]
+    compare = bool(cue.COMPARE.search(text))
+    web_topic = _found(text, low, [*cue.WEB_TOPIC_EN, *cue.WEB_TOPIC_ZH]) + [
+        m.group(0) for m in cue.DEFINITION.finditer(text)
+    ]
+    # "Our meal limit vs the official per diem": the other side of a comparison is the world's.
+    outside = [m.group(0) for m in cue.OUTSIDE.finditer(text)] if compare else []
+    # A declared DB value is the database's word, not a handbook topic ("已发货" orders),
+    # and a word of a public topic is the world's ("exchange" in "exchange rate").
+    public = {w for t in web_topic + outside for w in t.split()}
+    kb = [
+        w
+        for w in _found(text, low, [*cue.KB_EN, *cue.KB_ZH, *vocab.kb])
+        + _sections.named(low, vocab.kb_sections)
+        if w not in entities and w not in public
+    ]
+    if cue.THE_US.search(text):  # "in the US this year": a country, not the team
+        kb = [w for w in kb if w != "us"]
     if cue.ANY_COMPANY.search(text):  # "is Apple a good company": not the team's own
         kb = [w for w in kb if not w.startswith("compan")]
     if cue.WHO_INTERNAL.search(text):
@@ -205,18 +150,35 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         kb=kb,
         own=any(w.lower() in cue.OWN for w in kb),
         web_time=_found(text, low, [*cue.WEB_TIME_EN, *cue.WEB_TIME_ZH]),
-        web_topic=_found(text, low, [*cue.WEB_TOPIC_EN, *cue.WEB_TOPIC_ZH])
-        + [m.group(0) for m in cue.DEFINITION.finditer(text)],
+        web_topic=web_topic,
         entities=entities,
         filters=filters,
         amounts=amounts,
         attrs=attrs,
-        models=[w for w in entities if w in vocab.db_models],
+        # A customer is the rows, like a model: a time word with one is a date filter.
+        models=[w for w in entities if w in vocab.db_models] + buyers,
         howto=bool(cue.HOWTO.search(text)),
-        shop=bool(cue.SHOP.search(text)),
-        compare=bool(cue.COMPARE.search(text)),
+        shop=bool(cue.SHOP.search(text) or (entities and cue.HERE.search(text))),
+        outside=outside,
+        compare=compare,
         text=text,
     )
+
+
+def _buyer(text: str, vocab: Vocabulary) -> list[str]:
+    """A Chinese name whose surname a DB customer has, right before a buying word ("陈伟下过
+    几次单" for "Chen Wei"): the DB spells its people in Latin letters, the writer in
+    characters."""
+    if not vocab.people_zh:
+        return []
+    return [m.group(1) for m in _buyer_pattern(vocab.people_zh).finditer(text)]
+
+
+@functools.lru_cache(maxsize=8)
+def _buyer_pattern(surnames: frozenset[str]) -> re.Pattern[str]:
+    # Surname, one given character, up to three more ("最近有"), then the buying word.
+    name = f"([{''.join(sorted(surnames))}][\u4e00-\u9fff])"
+    return re.compile(name + f"[\u4e00-\u9fff]{{0,3}}?(?:{cue.BUY_ZH.pattern})")
 
 
 def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0) -> Intent:
@@ -229,7 +191,7 @@ def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0
     bare = text.strip().strip("!！?？.。,，~～ ")
     sig = _signals(text, text, vocab)
     chat = bool(cue.ABOUT_YOU.match(bare))
-    if chat or _about_self(bare):  # "so tired today": the writer's day, not the world's
+    if chat or _chat.about_self(bare):  # "so tired today": the writer's day, not the world's
         sig.web_time = []
     web = sig.web_time + sig.web_topic
     signals = {"kb": tuple(sig.kb), "web": tuple(web),
@@ -248,12 +210,12 @@ def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0
 
 def _no_search(text: str, bare: str, sig: _Signals, vocab: Vocabulary, *, chat: bool) -> str | None:
     """Why the message needs no search (a task, social talk, a statement), else None."""
-    head = _given_text_task(bare)
+    head = _chat.given_text_task(bare)
     if head is not None:
         hsig = _signals(head, head, vocab)
         if not (hsig.own or hsig.web_topic):
             return "a task on text the message gives"
-    task = _task(bare)
+    task = _chat.task(bare)
     inline_task = task and bool(cue.INLINE.search(bare))
     # A task names topics it needs no search for ("write a leave request email"), unless it
     # is about the team's own things, a public topic or the database's; a writing task at
@@ -265,15 +227,20 @@ def _no_search(text: str, bare: str, sig: _Signals, vocab: Vocabulary, *, chat: 
     plain_task = task and not (sig.own or sig.web_topic or (sig.entities and not written))
     if written and not (sig.own or sig.web_topic):
         return "a writing or language task"
-    signalled = bool(sig.strong_kb or sig.web_time or sig.web_topic or sig.entities)
+    own_kb = sig.strong_kb
+    if _chat.about_self(bare):  # "left my charger at the office": the writer's day, not a topic
+        own_kb = [w for w in own_kb if w.lower() not in cue.KB_SETTING]
+    signalled = bool(own_kb or sig.web_time or sig.web_topic or sig.entities)
+    if not (own_kb or sig.web_topic or sig.entities) and _chat.social_lead(bare):
+        return "social talk"
     short_social = bool(cue.SOCIAL_EN.match(bare)) and len(bare.split()) <= 3
-    if not (inline_task or plain_task or short_social or _social(bare) or not signalled):
+    if not (inline_task or plain_task or short_social or _chat.social(bare) or not signalled):
         return None
-    why = _chit_chat(text)
+    why = _chat.chit_chat(text)
     if why is None and not signalled:
         if chat:
             why = "small talk with the assistant"
-        elif _about_self(bare):
+        elif _chat.about_self(bare):
             why = "a statement about the writer (a time word in it dates their own day)"
     return why
 
@@ -294,7 +261,9 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
     policy = bool(strong_kb) and _policy_words(kb)
     plain = not (policy or sig.web_topic or sig.howto or dated or world)
     # A column with an aggregate or a filter ("total amount spent by …") asks the DB too.
-    counted = bool(sig.attrs and ranked and not (strong_kb or sig.web_topic))
+    # A column's own word is no filter ("价格" is both): "现在黄金价格" asks the world.
+    ranks = sig.amounts or set(sig.filters) - set(sig.attrs)
+    counted = bool(sig.attrs and ranks and not (strong_kb or sig.web_topic))
     # "The price of X in our shop": the shop's rows, unless a policy or a process is asked.
     shop = (
         sig.shop
@@ -311,13 +280,17 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
         legs.append("kb")
         why = ", ".join(dict.fromkeys(kb)) or "a process question about " + ", ".join(entities)
         reasons.append(f"kb: {why} (the team's own knowledge)")
-    web = sig.web_time + sig.web_topic
+    web = sig.web_time + sig.web_topic + sig.outside
     # "The current company rules": a time word over the team's own policy dates the team's
     # documents; the world is asked only with a public topic ("… vs the statutory minimum").
     team = sig.own or any(w in _TEAM for w in kb)
     own_dated = team and _policy_words(kb) and not sig.compare
-    timely = sig.web_time and not own_dated and (not legs or "kb" in legs or not entities)
-    if sig.web_topic or timely:
+    # "X here vs on amazon today": the time word is the other side's, the world's.
+    outside = sig.compare and not sig.models
+    timely = (
+        sig.web_time and not own_dated and (not legs or "kb" in legs or not entities or outside)
+    )
+    if sig.web_topic or timely or sig.outside:
         legs.append("web")
         reasons.append(f"web: {', '.join(dict.fromkeys(web))} (time-sensitive or public)")
     if not legs:
@@ -340,7 +313,7 @@ def _clause_legs(
         return
     for clause in clauses:
         sig = _signals(clause, clause, vocab)
-        if _about_self(clause):
+        if _chat.about_self(clause):
             sig.web_time = []
         if not sig.entities and (sig.attrs or sig.filters):
             sig.entities, sig.models = whole.entities, whole.models

@@ -9,10 +9,12 @@ import re
 import time
 import weakref
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from unifind.agent._cues import GLOSSARY
 from unifind.agent._normalise import common_words
+from unifind.agent._sections import Section, sections
 from unifind.agent.intent import Vocabulary
 
 if TYPE_CHECKING:
@@ -55,9 +57,123 @@ def db_vocabulary(models: Iterable[Any], kb: frozenset[str] = frozenset()) -> Vo
     weak = db_weak_of(models)
     bags = tuple(getattr(m, "vocabulary", None) or frozenset() for m in models)
     distinct, tokens = row_words(bags, weak)
+    people = frozenset(zh for zh, latin in _SURNAMES.items() if latin in tokens)
     return Vocabulary(db=db_vocabulary_of(models) | distinct, kb=kb, db_weak=weak,
                       db_attrs=db_attrs_of(models), db_models=names,
-                      db_rows=tokens)  # fmt: skip
+                      db_rows=tokens, people_zh=people)  # fmt: skip
+
+
+#: The ~100 commonest Chinese surnames and their pinyin: a DB that spells "Chen Wei" in
+#: Latin letters is asked about "陈伟" (no pinyin library is a dependency).
+_SURNAMES = dict(
+    zip(
+        "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡"
+        "余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯"
+        "龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔向汤",
+        (
+            "wang",
+            "li",
+            "zhang",
+            "liu",
+            "chen",
+            "yang",
+            "huang",
+            "zhao",
+            "wu",
+            "zhou",
+            "xu",
+            "sun",
+            "ma",
+            "zhu",
+            "hu",
+            "guo",
+            "he",
+            "lin",
+            "luo",
+            "gao",
+            "zheng",
+            "liang",
+            "xie",
+            "song",
+            "tang",
+            "xu",
+            "han",
+            "feng",
+            "deng",
+            "cao",
+            "peng",
+            "zeng",
+            "xiao",
+            "tian",
+            "dong",
+            "yuan",
+            "pan",
+            "yu",
+            "jiang",
+            "cai",
+            "yu",
+            "du",
+            "ye",
+            "cheng",
+            "su",
+            "wei",
+            "lv",
+            "ding",
+            "ren",
+            "shen",
+            "yao",
+            "lu",
+            "jiang",
+            "cui",
+            "zhong",
+            "tan",
+            "lu",
+            "wang",
+            "fan",
+            "jin",
+            "shi",
+            "liao",
+            "jia",
+            "xia",
+            "wei",
+            "fu",
+            "fang",
+            "bai",
+            "zou",
+            "meng",
+            "xiong",
+            "qin",
+            "qiu",
+            "jiang",
+            "yin",
+            "xue",
+            "yan",
+            "duan",
+            "lei",
+            "hou",
+            "long",
+            "shi",
+            "tao",
+            "li",
+            "he",
+            "gu",
+            "mao",
+            "hao",
+            "gong",
+            "shao",
+            "wan",
+            "qian",
+            "yan",
+            "wu",
+            "dai",
+            "mo",
+            "kong",
+            "xiang",
+            "tang",
+        ),
+        strict=True,
+    )
+)
 
 
 #: Words read from the rows' searchable text per model (its names, titles, brands).
@@ -120,6 +236,7 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     except Exception as exc:  # a broken DB config must not stop a plan; it is said
         notes.append(f"db models unreadable for intent: {type(exc).__name__}: {exc}")
     names: list[str] = []
+    secs: list[Section] = []
     try:
         who = searcher.settings.principal
         for info in searcher.kb.collections(principal=who):
@@ -128,9 +245,15 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
             names.append(info.name)
             docs = searcher.kb.documents(info.name, limit=_DOCS_PER_COLLECTION, principal=who)
             names.extend(_stem(d.title or d.document_id) for d in docs)
+            secs.extend(s for d in docs for s in _sections_of(searcher, info.name, d))
     except Exception as exc:
         notes.append(f"kb collections unreadable for intent: {type(exc).__name__}: {exc}")
-    return db_vocabulary(declared.values(), kb_words_of(names)), notes
+    vocab = db_vocabulary(declared.values(), kb_words_of(names))
+    # A heading word that is a column's or a model's ("Delivery times and costs") is the
+    # database's word still: a title says what a document is about, a heading less so.
+    theirs = vocab.db | vocab.db_attrs | vocab.db_models
+    kept = tuple((keys - theirs, every) for keys, every in secs if keys - theirs)
+    return replace(vocab, kb_sections=kept), notes
 
 
 #: How long a plan waits for the DB leg's first read of its rows (later reads are cached
@@ -161,6 +284,35 @@ async def _sampled(leg: Any, declared: dict[str, Any], notes: list[str]) -> dict
 #: Document names read per collection for the vocabulary: the topics of a small team KB,
 #: bounded so a large one costs one short query.
 _DOCS_PER_COLLECTION = 200
+
+
+#: Sections per (collection, document, content hash): a document is read once per
+#: version, not on every ask.
+_SECTIONS: dict[tuple[str, str, str], tuple[Section, ...]] = {}
+_SECTIONS_CAP = 20_000
+
+
+def _sections_of(searcher: Searcher, collection: str, doc: Any) -> tuple[Section, ...]:
+    """The sections of a stored document (:mod:`unifind.agent._sections`); none from a
+    store that can't export its documents."""
+    key = (collection, doc.document_id, doc.content_hash)
+    if key in _SECTIONS:
+        return _SECTIONS[key]
+    export = getattr(getattr(searcher.kb, "store", None), "export_document", None)
+    found: tuple[Section, ...] = ()
+    if export is not None:
+        try:
+            got = export(collection, doc.document_id)
+        except Exception as exc:  # sections only add words; the titles still work
+            log.debug("no sections of %s: %s", doc.document_id, exc)
+            got = None
+        if got is not None:
+            text = "\n\n".join(c.text for c in sorted(got[1], key=lambda c: c.ordinal))
+            found = tuple(sections(text, _segments))
+    if len(_SECTIONS) >= _SECTIONS_CAP:
+        _SECTIONS.clear()
+    _SECTIONS[key] = found
+    return found
 
 
 def _stem(name: str) -> str:
