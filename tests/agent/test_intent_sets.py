@@ -40,6 +40,15 @@ def test_intent_meets_the_target(vocab: Vocabulary, name: str) -> None:
     assert search >= 0.9 and legs >= 0.9, (search, legs, misses)
 
 
+def test_intent_on_held_out_set_e_keeps_its_measured_floor(vocab: Vocabulary) -> None:
+    # Set E (host-forwarded messages, tickets, keyword-only queries, hypotheticals) was
+    # written before the rules round for set D's misses and measured once after it:
+    # 89.7 % / 81.0 % (BENCHMARKS.md), both below the 90 % target. A floor a few points
+    # under, so a change that loses more is seen.
+    search, legs, misses = accuracy("ask_intent_heldout_e.tsv", vocab)
+    assert search >= 0.86 and legs >= 0.77, (search, legs, misses)
+
+
 @pytest.mark.parametrize(
     ("message", "legs"),
     [
