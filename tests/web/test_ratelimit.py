@@ -144,13 +144,15 @@ def redis_link() -> Iterator[RedisLink]:
 async def test_workers_share_one_bucket_through_redis(
     server: FakeWebServer, tmp_path: Path, redis_link: RedisLink
 ) -> None:
-    route = RateLimitedRoute(Respond(json=TAVILY), per_s=10, tolerance_s=0.08)
+    # 5/s with 150 ms of jitter allowed: a loaded machine may delay one request's arrival
+    # by tens of ms after its slot; two workers with separate buckets arrive together.
+    route = RateLimitedRoute(Respond(json=TAVILY), per_s=5, tolerance_s=0.15)
     server.route("POST", "/search", route)
-    web = {"tavily": {"rate": 10, "burst": 1}, "timeout_s": 10}
+    web = {"tavily": {"rate": 5, "burst": 1}, "timeout_s": 10}
     one = leg(server, tmp_path / "a", redis_link, **web)
     two = leg(server, tmp_path / "b", redis_link, **web)  # its own local bucket
     t0 = time.perf_counter()
     await asyncio.gather(burst(one, 3), burst(two, 3))
     assert route.limited == 0 and route.served == 6
-    assert time.perf_counter() - t0 >= 5 / 10
+    assert time.perf_counter() - t0 >= 5 / 5
     await redis_link.aclose()
