@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from unifind.agent.intent import LEGS, Intent, Vocabulary, classify
 from unifind.agent.keywords import keywords as builtin_keywords
@@ -26,8 +26,20 @@ INTENT_PROMPT = """Decide whether the user's message needs a search before answe
 Sources: "kb" (the team's own documents and policies), "web" (public or time-sensitive
 facts), "db" (filters, amounts and entities of the shop database). Reply with ONE JSON
 object: {"search": true|false, "legs": ["kb"|"web"|"db", ...], "why": "..."}."""
-KEYWORDS_PROMPT = """Extract search keywords from the user's message, in its language.
-Reply with ONE JSON object: {"keywords": ["...", ...]} (at most 8, most important first)."""
+KEYWORDS_PROMPT = """Extract search keywords from the user's message, in its language,
+and rewrite it into up to 3 standalone search queries (resolve "it"/"this", split a message
+that asks several things into one query each). Reply with ONE JSON object:
+{"keywords": ["...", ...], "queries": ["...", ...]} (at most 8 keywords, most important
+first; queries may be empty when the message is already one clear query)."""
+#: Rewritten queries a keywords stage may add: each is one more KB and web request.
+MAX_QUERIES = 3
+
+
+class Terms(NamedTuple):
+    """What the keywords stage found: keywords for the web, and rewritten queries."""
+
+    keywords: list[str]
+    queries: list[str]
 
 
 def check_uses(stage: str, uses: str) -> None:
@@ -58,20 +70,32 @@ async def run_intent(
         return builtin, [f"intent {uses} failed ({exc}); used builtin"]
 
 
-async def run_keywords(uses: str, message: str, settings: Settings) -> tuple[list[str], list[str]]:
-    """The keywords by ``uses``; ``none`` → the message itself is the query."""
+async def run_keywords(uses: str, message: str, settings: Settings) -> tuple[Terms, list[str]]:
+    """The keywords by ``uses`` (``none`` → the message itself is the query); an LLM or MCP
+    stage may also rewrite the message into queries (``builtin`` does not)."""
     if uses == "none":
-        return [], []
+        return Terms([], []), []
     if uses == "builtin":
-        return builtin_keywords(message), []
+        return Terms(builtin_keywords(message), []), []
     try:
         data = await _ask(uses, KEYWORDS_PROMPT, message, settings)
-        words = [str(w) for w in data.get("keywords") or () if str(w).strip()]
+        words = _texts(data.get("keywords"))
         if not words:
             raise ValueError("no keywords in the answer")
-        return words[:8], []
-    except (SourceError, InputError, ValueError, AttributeError) as exc:
-        return builtin_keywords(message), [f"keywords {uses} failed ({exc}); used builtin"]
+        said = {message.strip().casefold()}
+        queries = [q for q in _texts(data.get("queries")) if q.casefold() not in said]
+        return Terms(words[:8], list(dict.fromkeys(queries))[:MAX_QUERIES]), []
+    except (SourceError, InputError, ValueError, AttributeError, TypeError) as exc:
+        note = f"keywords {uses} failed ({exc}); used builtin"
+        return Terms(builtin_keywords(message), []), [note]
+
+
+def _texts(value: Any) -> list[str]:
+    """Non-empty strings of a JSON list (a lone string is one); anything else is refused."""
+    items = [value] if isinstance(value, str) else value or []
+    if not isinstance(items, list):
+        raise ValueError(f"expected a list of strings, got {type(items).__name__}")
+    return [str(v).strip()[:500] for v in items if isinstance(v, str | int) and str(v).strip()]
 
 
 async def _ask(uses: str, system: str, message: str, settings: Settings) -> Mapping[str, Any]:

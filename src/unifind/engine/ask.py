@@ -21,7 +21,7 @@ from unifind.agent.intent import Vocabulary, classify
 from unifind.agent.keywords import keywords as builtin_keywords
 from unifind.agent.layers import Layer, for_request, load_hook, merge, settle
 from unifind.agent.models import MAX_MESSAGE_CHARS, Answer, AskEvent, Part, Plan
-from unifind.agent.stages import run_intent, run_keywords
+from unifind.agent.stages import Terms, run_intent, run_keywords
 from unifind.agent.vocab import vocabulary
 from unifind.engine._ask_progress import AskProgress
 from unifind.engine._util import new_request_id, only_report
@@ -85,14 +85,18 @@ class Asking(SyncFacade):
             run_intent(i_uses, message, vocab, self.settings),
             _late("intent", i_uses, lambda: classify(message, vocab)),
         )
-        words, knotes = await within(
+        terms, knotes = await within(
             deadline,
             run_keywords(k_uses, message, self.settings),
-            _late("keywords", k_uses, lambda: builtin_keywords(message)),
+            _late("keywords", k_uses, lambda: Terms(builtin_keywords(message), [])),
         )
+        words = terms.keywords
         # The attachments are searched first; the intent's legs after (unless skip_threshold).
         reqs = [_user_request(message, rid)] if parts else []
         reqs += [_auto_request(leg, message, words) for leg in intent.legs]
+        # An LLM's rewrites are more KB and web requests, fused with the rest (the DB's
+        # generator reads the message itself).
+        reqs += [_rewritten(leg, q) for q in terms.queries for leg in intent.legs if leg != "db"]
         why = f"{len(parts)} attached part(s) searched first; {intent.why}" if parts else intent.why
         plan = Plan(
             search=bool(reqs),
@@ -365,6 +369,10 @@ def _auto_request(leg: str, message: str, words: Sequence[str]) -> SearchRequest
     # The web gets the keywords (providers match words); the KB's dense arm and the DB's
     # generator read the whole message better than a bag of words.
     query = " ".join(words) if leg == "web" and words else message
+    return SearchRequest(type=leg, query=query, source="auto")  # type: ignore[arg-type]
+
+
+def _rewritten(leg: str, query: str) -> SearchRequest:
     return SearchRequest(type=leg, query=query, source="auto")  # type: ignore[arg-type]
 
 
