@@ -133,8 +133,9 @@ class AskSection(BaseModel):
     top_n: int = Field(default=8, ge=1, le=50)
     """References given to the answer."""
     hooks: list[str] = Field(default_factory=list)
-    """Hooks run on every plan, as import paths (``mypkg.hooks:add_faq`` or
-    ``mypkg.hooks.add_faq``), before the request's own; ``UNIFIND_ASK_HOOKS`` is a comma list."""
+    """Hooks run on every plan, before the request's own: import paths
+    (``mypkg.hooks:add_faq`` or ``mypkg.hooks.add_faq``) or names registered in the
+    ``unifind.hooks`` entry-point group; ``UNIFIND_ASK_HOOKS`` is a comma list."""
     samples: int = Field(default=1, ge=1, le=8)
     """Ask the answer's LLM this many times and keep the answer whose citations check best."""
     support: Literal["lexical", "embed", "cross"] | None = None

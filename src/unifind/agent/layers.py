@@ -21,6 +21,7 @@ from unifind._sections import AskSection
 from unifind.agent.models import Plan
 from unifind.config import Settings, flatten
 from unifind.errors import ConfigError, InputError, UnknownName, describe
+from unifind.registry import registry
 
 STAGES = ("intent", "keywords", "answer")
 """The stages a ``uses`` string chooses, in the order they run."""
@@ -146,7 +147,17 @@ def hook_layers(
 
 
 def load_hook(path: str) -> Any:
-    """The callable at an import path, ``pkg.mod:fn`` or ``pkg.mod.fn`` (``ask.hooks``)."""
+    """The callable at an import path, ``pkg.mod:fn`` or ``pkg.mod.fn``, or registered under
+    a plain name (an entry point in the ``unifind.hooks`` group, or
+    ``registry("hooks").register``) (``ask.hooks``)."""
+    if "." not in path and ":" not in path:
+        try:
+            hook = registry("hooks").get(path)
+        except UnknownName as exc:
+            raise ConfigError(f"ask.hooks: {exc}; or write an import path, mypkg.hooks:fn") from exc
+        if not callable(hook):
+            raise ConfigError(f"ask.hooks: {path!r} is not callable")
+        return hook
     module, sep, attr = path.partition(":")
     if not sep:
         module, _, attr = path.rpartition(".")
