@@ -61,7 +61,7 @@ def _postgres(
     conn = store._conn()
     cid, dim = store._collection(conn, coll)
     count = store.get_collection(coll).chunks
-    bm25 = store._sql(_pgsql.BM25, filter=_pgsql.sql.SQL(""))
+    bm25 = store._sql(_pgsql.BM25, filter=_pgsql.sql.SQL(""), c=_pgsql.sql.SQL("%(c)s"))
     exact = store._sql(_pgsql.EXACT, filter=_pgsql.sql.SQL(""))
     sql = _pgsql.sql
     ann = store._sql(_pgsql.ANN, dim=sql.Literal(dim), cid=sql.Literal(cid))

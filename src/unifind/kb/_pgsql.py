@@ -90,12 +90,13 @@ def hnsw_index(schema: str, coll_id: int, dim: int) -> Any:
 
 
 def filter_sql(
-    filters: Mapping[str, Any] | None, alias: str, schema: str
+    filters: Mapping[str, Any] | None, alias: str, schema: str, coll: Any = None
 ) -> tuple[Any, dict[str, Any]]:
     """``AND <alias>.doc IN (documents matching the filters)``, or nothing without filters.
 
     jsonb equality keeps JSON types (``true`` is not ``1``, ``"1"`` is not ``1``) and a
-    missing key yields NULL, which matches nothing: the contract's semantics.
+    missing key yields NULL, which matches nothing: the contract's semantics. ``coll`` is
+    the collection id's SQL (default: the ``c`` parameter).
     """
     if not filters:
         return sql.SQL(""), {}
@@ -117,23 +118,36 @@ def filter_sql(
             )
             params[k], params[v] = key, [json.dumps(x) for x in values]
     cond = sql.SQL(
-        " AND {a}.doc IN (SELECT d.id FROM {s}.documents AS d "
-        "WHERE d.collection_id = %(c)s AND {w})"
-    ).format(a=sql.Identifier(alias), s=sql.Identifier(schema), w=sql.SQL(" AND ").join(clauses))
+        " AND {a}.doc IN (SELECT d.id FROM {s}.documents AS d WHERE d.collection_id = {c} AND {w})"
+    ).format(
+        a=sql.Identifier(alias),
+        s=sql.Identifier(schema),
+        w=sql.SQL(" AND ").join(clauses),
+        c=coll if coll is not None else sql.SQL("%(c)s"),
+    )
     return cond, params
 
 
+def by_name(schema: str) -> Any:
+    """The collection id as a scalar subquery on ``%(name)s`` (an InitPlan: evaluated once,
+    then an index key), so a query needs no lookup round trip of its own."""
+    return sql.SQL("(SELECT id FROM {s}.collections WHERE name = %(name)s)").format(
+        s=sql.Identifier(schema)
+    )
+
+
+#: ``{c}``: the collection id's SQL (``by_name`` or the ``c`` parameter).
 BM25 = (
     "WITH q AS (SELECT term, count(*)::float8 AS qtf FROM unnest(%(terms)s::text[]) AS term "
     "GROUP BY term), "
     "st AS (SELECT lex_count::float8 AS n, total_len::float8 / greatest(lex_count, 1) AS avgdl "
-    "FROM {s}.collections WHERE id = %(c)s), "
+    "FROM {s}.collections WHERE id = {c}), "
     "df AS (SELECT p.term, count(*)::float8 AS df FROM {s}.postings AS p JOIN q USING (term) "
-    "WHERE p.collection_id = %(c)s GROUP BY p.term) "
+    "WHERE p.collection_id = {c} GROUP BY p.term) "
     "SELECT p.chunk, sum(q.qtf * ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5)) * p.tf "
     f"/ (p.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.length / st.avgdl))) AS score "
     "FROM {s}.postings AS p JOIN q USING (term) JOIN df USING (term) CROSS JOIN st "
-    "WHERE p.collection_id = %(c)s {filter} "
+    "WHERE p.collection_id = {c} {filter} "
     "GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(limit)s"
 )
 

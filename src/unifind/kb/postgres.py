@@ -358,15 +358,17 @@ class PostgresStore(KBStore):
     ) -> list[Hit]:
         _remote.check_limit(limit)
         conn = self._conn()
-        cid, _ = self._collection(conn, collection)
         words = [t for t in terms if isinstance(t, str) and t]
-        if not words or limit == 0:
-            return []
-        cond, params = _pgsql.filter_sql(filters, "p", self.schema)
-        rows = conn.execute(
-            self._sql(_pgsql.BM25, filter=cond),
-            {"terms": words, "c": cid, "limit": limit, **params},
-        )
+        coll = _pgsql.by_name(self.schema)
+        cond, params = _pgsql.filter_sql(filters, "p", self.schema, coll)
+        rows = []
+        if words and limit:
+            rows = conn.execute(
+                self._sql(_pgsql.BM25, filter=cond, c=coll),
+                {"terms": words, "name": collection, "limit": limit, **params},
+            ).fetchall()
+        if not rows:  # one statement per query; only an empty answer asks if the name exists
+            self._collection(conn, collection)
         return [Hit(str(r[0]), float(r[1])) for r in rows]
 
     def vector_search(
