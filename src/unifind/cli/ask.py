@@ -177,23 +177,25 @@ async def _stream(searcher: Any, message: str, as_json: bool, **kw: Any) -> None
 
 def _print_plan(plan: dict[str, Any]) -> None:
     if not plan["search"]:
-        err_console.print(f"no search needed: {plan['why']}")
+        err_console.print(escape(f"no search needed: {plan['why']}"))
         return
-    err_console.print(f"legs: {', '.join(plan['legs'])}   keywords: {', '.join(plan['keywords'])}")
+    err_console.print(
+        escape(f"legs: {', '.join(plan['legs'])}   keywords: {', '.join(plan['keywords'])}")
+    )
     for req in plan["requests"]:
-        err_console.print(f"  {req['type']} ({req['source']}): {req['query']}")
-    err_console.print(f"why: {plan['why']}")
+        err_console.print(escape(f"  {req['type']} ({req['source']}): {req['query']}"))
+    err_console.print(escape(f"why: {plan['why']}"))
     layers = plan.get("layers") or {}
     chosen = [f"{k}={v} ({layers.get('uses.' + k, '?')})" for k, v in plan["uses"].items()]
     err_console.print(escape(f"uses: {', '.join(chosen)}"), soft_wrap=True)
     for note in plan.get("notes") or ():
-        err_console.print(f"note: {note}")
+        err_console.print(escape(f"note: {note}"))
 
 
 def _print_after(out: Any) -> None:
     sys.stdout.write("\n")
     if out.note:
-        err_console.print(f"[yellow]{out.note}[/]")
+        err_console.print(f"[yellow]{escape(out.note)}[/]")
     for rep in out.reports:
         stage = f" {rep.stage}" if rep.stage else ""  # a KB answers by lexical and vector
         err_console.print(f"  {rep.leg}/{rep.backend}{stage}: {rep.status.value}"
@@ -204,9 +206,9 @@ def _print_after(out: Any) -> None:
                       f"{len(c.unsupported)} of {c.checked_sentences} cited sentence(s) "
                       "unsupported")  # fmt: skip
     for bad in c.unsupported:
-        err_console.print(f"  unsupported ({bad.score:.2f}): {bad.sentence}")
+        err_console.print(escape(f"  unsupported ({bad.score:.2f}): {bad.sentence}"))
     if c.support_note:
-        err_console.print(f"[yellow]{c.support_note}[/]")
+        err_console.print(f"[yellow]{escape(c.support_note)}[/]")
     if out.samples:
         kept = next((i for i, s in enumerate(out.samples, 1) if s.kept), None)
         err_console.print(f"samples: {len(out.samples)}, kept #{kept} (fewest unknown, then "
