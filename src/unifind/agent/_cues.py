@@ -302,11 +302,14 @@ WEB_TOPIC_EN = (
     "news", "weather", "forecast", "stock market", "exchange rate", "release notes",
     "breaking", "score", "law", "laws", "legislation", "regulation", "regulations",
     "tax rules", "election", "reviews", "statutory", "by law", "legally", "legal requirement",
-    "legal requirements",
+    "legal requirements", "keynote", "market cap", "market value", "earnings", "ipo",
+    "launch event", "share price", "stock price", "founder", "headquarters",
+    "headquartered",
 )  # fmt: skip
 WEB_TOPIC_ZH = (
     "新闻", "天气", "下雨", "汇率", "股价", "股市", "法律", "法规", "劳动法", "新出台",
-    "保护法", "评测", "口碑", "法定", "国家规定", "国家标准",
+    "保护法", "评测", "口碑", "法定", "国家规定", "国家标准", "市值", "发布会", "财报", "股票",
+    "创始人", "总部", "董事长",
 )  # fmt: skip
 
 # -- db: filters, amounts, ranking over declared models -----------------------------

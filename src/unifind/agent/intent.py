@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from unifind.agent import _chat, _sections
+from unifind.agent import _chat, _host, _sections, _terms
 from unifind.agent import _cues as cue
 from unifind.agent._normalise import correct, normalise
 from unifind.agent._sections import Section
@@ -53,6 +53,8 @@ class Vocabulary:
     """Chinese surnames of the people the DB names in Latin letters ("陈" for "Chen Wei")."""
     kb_sections: tuple[Section, ...] = ()
     """The KB's sections: (key words, content words) each (:mod:`._sections`)."""
+    kb_terms: frozenset[str] = frozenset()
+    """Words frequent in one KB document and absent from the others (:mod:`._terms`)."""
 
 
 def _found(text: str, low: str, words: Iterable[str]) -> list[str]:
@@ -106,6 +108,9 @@ class _Signals:
     shop: bool
     compare: bool
     text: str
+    terms: list[str] = field(default_factory=list)
+    """The KB's salient terms the message names (:mod:`._terms`): the handbook's, when
+    nothing else is signalled."""
     outside: list[str] = field(default_factory=list)
     """Words of a comparison's outside side ("official", "国家"): the world's figure."""
 
@@ -138,6 +143,8 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         kb = [w for w in kb if w != "us"]
     if cue.ANY_COMPANY.search(text):  # "is Apple a good company": not the team's own
         kb = [w for w in kb if not w.startswith("compan")]
+    if _host.OTHER_COMPANY_ZH.search(text):  # "苹果公司的市值": that company, not ours
+        kb = [w for w in kb if w != "公司"]
     if cue.WHO_INTERNAL.search(text):
         kb.append("who-to-contact")
     # Places and names alone ("the GDP of Germany", "how many days off in our Shanghai
@@ -160,6 +167,7 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         howto=bool(cue.HOWTO.search(text)),
         shop=bool(cue.SHOP.search(text) or (entities and cue.HERE.search(text))),
         outside=outside,
+        terms=_terms.named(low, vocab.kb_terms),
         compare=compare,
         text=text,
     )
@@ -187,16 +195,21 @@ def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0
     if attached:
         return Intent(True, ("kb",), f"{attached} attached part(s) to search first")
     # Lower case throughout: every rule matches case-blind, and the typo fixes are lower.
-    text = correct(normalise(message.strip()).lower(), _spellings(vocab))
+    # The writer's own last turn: a host's preamble and quoted turns ask nothing (_host).
+    text = correct(normalise(_host.own_turn(message).strip()).lower(), _spellings(vocab))
+    # "I'm not asking about refunds": a topic the writer rules out names nothing to search.
+    text = _host.NEGATED.sub(",", text)
     bare = text.strip().strip("!！?？.。,，~～ ")
     sig = _signals(text, text, vocab)
     chat = bool(cue.ABOUT_YOU.match(bare))
     if chat or _chat.about_self(bare):  # "so tired today": the writer's day, not the world's
         sig.web_time = []
+    if _host.PAST_OWN.search(bare) and set(sig.web_time) <= _host.PAST:
+        sig.web_time = []  # "I sent photos yesterday": the writer's own past, not news
     web = sig.web_time + sig.web_topic
     signals = {"kb": tuple(sig.kb), "web": tuple(web),
                "db": tuple(sig.entities + sig.filters + sig.amounts)}  # fmt: skip
-    why = _no_search(text, bare, sig, vocab, chat=chat)
+    why = _no_search(text, bare, sig, vocab, chat=chat) or _talk(bare, sig)
     if why is not None:
         return Intent(False, (), why, signals)
     legs, reasons = _legs(sig)
@@ -243,6 +256,28 @@ def _no_search(text: str, bare: str, sig: _Signals, vocab: Vocabulary, *, chat: 
         elif _chat.about_self(bare):
             why = "a statement about the writer (a time word in it dates their own day)"
     return why
+
+
+def _talk(bare: str, sig: _Signals) -> str | None:
+    """Why a message with a topic word still needs no search: a hypothetical put to the
+    assistant, a programming task, a bill split, a ticket that asks nothing, or venting once
+    the writer ruled a topic out ("not asking about refunds, just wanted to vent")."""
+    facts = bool(sig.own or sig.web_topic or sig.filters or sig.amounts)
+    if _host.CODE.search(bare):
+        return "a programming task"
+    if _host.HYPOTHETICAL.search(bare) and not (facts or sig.entities):
+        return "a hypothetical put to the assistant"
+    if _host.SPLIT.search(bare) and re.search(r"\d", _host.digits(bare)) and not sig.web_topic:
+        return "arithmetic the model can do (a share each pays)"
+    if _chat.math(_host.digits(bare)):
+        return "arithmetic in words the model can do"
+    if _host.NO_ACTION.search(bare) and not cue.QUESTION.search(bare):
+        return "a message that asks nothing"
+    # Venting once a topic is ruled out, or with no source's word ("就是想聊聊天").
+    quiet = not (sig.strong_kb or sig.entities or sig.web_topic or cue.QUESTION.search(bare))
+    if quiet and _host.VENT.search(bare):
+        return "the writer wants to talk, not to search"
+    return None
 
 
 def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
@@ -293,6 +328,9 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
     if sig.web_topic or timely or sig.outside:
         legs.append("web")
         reasons.append(f"web: {', '.join(dict.fromkeys(web))} (time-sensitive or public)")
+    if not legs and sig.terms:
+        legs.append("kb")
+        reasons.append(f"kb: {', '.join(sig.terms)} (terms of one handbook document)")
     if not legs:
         legs.append("web")
         reasons.append("web: a public question (no internal or database signal)")

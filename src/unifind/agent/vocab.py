@@ -12,8 +12,10 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from unifind.agent import _terms
 from unifind.agent._cues import GLOSSARY
 from unifind.agent._normalise import common_words
+from unifind.agent._sections import _NOISE as _SALIENT_NOISE
 from unifind.agent._sections import Section, sections
 from unifind.agent.intent import Vocabulary
 
@@ -237,6 +239,7 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
         notes.append(f"db models unreadable for intent: {type(exc).__name__}: {exc}")
     names: list[str] = []
     secs: list[Section] = []
+    counted: list[dict[str, int]] = []
     try:
         who = searcher.settings.principal
         for info in searcher.kb.collections(principal=who):
@@ -245,7 +248,9 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
             names.append(info.name)
             docs = searcher.kb.documents(info.name, limit=_DOCS_PER_COLLECTION, principal=who)
             names.extend(_stem(d.title or d.document_id) for d in docs)
-            secs.extend(s for d in docs for s in _sections_of(searcher, info.name, d))
+            read = [_sections_of(searcher, info.name, d) for d in docs]
+            secs.extend(s for found, _ in read for s in found)
+            counted.extend(c for _, c in read)
     except Exception as exc:
         notes.append(f"kb collections unreadable for intent: {type(exc).__name__}: {exc}")
     vocab = db_vocabulary(declared.values(), kb_words_of(names))
@@ -253,7 +258,8 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     # database's word still: a title says what a document is about, a heading less so.
     theirs = vocab.db | vocab.db_attrs | vocab.db_models
     kept = tuple((keys - theirs, every) for keys, every in secs if keys - theirs)
-    return replace(vocab, kb_sections=kept), notes
+    terms = _terms.salient(counted, common_words(), _SALIENT_NOISE) - theirs
+    return replace(vocab, kb_sections=kept, kb_terms=terms), notes
 
 
 #: How long a plan waits for the DB leg's first read of its rows (later reads are cached
@@ -288,18 +294,21 @@ _DOCS_PER_COLLECTION = 200
 
 #: Sections per (collection, document, content hash): a document is read once per
 #: version, not on every ask.
-_SECTIONS: dict[tuple[str, str, str], tuple[Section, ...]] = {}
+_SECTIONS: dict[tuple[str, str, str], tuple[tuple[Section, ...], dict[str, int]]] = {}
 _SECTIONS_CAP = 20_000
 
 
-def _sections_of(searcher: Searcher, collection: str, doc: Any) -> tuple[Section, ...]:
-    """The sections of a stored document (:mod:`unifind.agent._sections`); none from a
-    store that can't export its documents."""
+def _sections_of(
+    searcher: Searcher, collection: str, doc: Any
+) -> tuple[tuple[Section, ...], dict[str, int]]:
+    """The sections of a stored document (:mod:`unifind.agent._sections`) and its words'
+    counts (:mod:`unifind.agent._terms`); none from a store that can't export documents."""
     key = (collection, doc.document_id, doc.content_hash)
     if key in _SECTIONS:
         return _SECTIONS[key]
     export = getattr(getattr(searcher.kb, "store", None), "export_document", None)
     found: tuple[Section, ...] = ()
+    counts: dict[str, int] = {}
     if export is not None:
         try:
             got = export(collection, doc.document_id)
@@ -309,10 +318,11 @@ def _sections_of(searcher: Searcher, collection: str, doc: Any) -> tuple[Section
         if got is not None:
             text = "\n\n".join(c.text for c in sorted(got[1], key=lambda c: c.ordinal))
             found = tuple(sections(text, _segments))
+            counts = _terms.counts(text, _segments)
     if len(_SECTIONS) >= _SECTIONS_CAP:
         _SECTIONS.clear()
-    _SECTIONS[key] = found
-    return found
+    _SECTIONS[key] = (found, counts)
+    return found, counts
 
 
 def _stem(name: str) -> str:
