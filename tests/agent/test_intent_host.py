@@ -9,6 +9,7 @@ import pytest
 
 from unifind.agent import _host, _terms
 from unifind.agent.intent import Vocabulary, classify
+from unifind.agent.keywords import keywords
 
 VOCAB = Vocabulary(
     db=frozenset({"laptops", "headphones", "orders", "Apple", "Sony", "华为"}),
@@ -91,3 +92,11 @@ def test_terms_named_in_a_message() -> None:
     assert _terms.named("婚假有几天", terms) == ["婚假"]
     assert _terms.named("when does onboarding start", terms) == ["onboarding"]
     assert _terms.named("when is the next keynote", terms) == []
+
+
+def test_keywords_leave_the_hosts_wrapping_out() -> None:
+    words = keywords("[forwarded from Slack] User says: how long do refunds take for spain?")
+    assert "refunds" in words and "spain" in words
+    assert not {"forwarded", "slack", "user", "says"} & {w.lower() for w in words}
+    quoted = keywords("> bot: the refund takes 5 business days\nwhat about tent warranty")
+    assert "warranty" in quoted and not {"refund", "business"} & set(quoted)

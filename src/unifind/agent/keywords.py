@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from unifind.agent._host import own_turn
 from unifind.agent._normalise import normalise
 from unifind.analysis import ENGLISH_STOPWORDS, _jieba_tokenizer
 
@@ -184,8 +185,9 @@ _WORD = re.compile(r"[$€£¥]?\d+(?:[.,]\d+)*%?|[^\W_]+(?:['-][^\W_]+)*")
 
 def keywords(message: str, *, limit: int = 8) -> list[str]:
     """The message's search words, best first (see the module docstring)."""
-    # "pls", "tmrw", "rn": chat-speak is not a search word.
-    message = normalise(message, simplify=False)
+    # "pls", "tmrw", "rn": chat-speak is not a search word; nor is a host's wrapping
+    # ("[forwarded from Slack] User says:", quoted earlier turns): the writer's turn is.
+    message = normalise(own_turn(message), simplify=False)
     order: list[str] = []
     phrases = [p.strip() for p in _PHRASE.findall(message) if p.strip()]
     rest = _PHRASE.sub(" ", message)
