@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from unifind import KnowledgeBase, load_settings
 from unifind.cli._out import console, err_console, friendly_errors, plural, print_json
@@ -234,8 +234,10 @@ def list_(as_json: JsonOpt = False) -> None:
     if not infos:
         console.print("no collections yet: [bold]unifind kb create NAME[/bold]")
         return
+    # A store is a path or URL: folded onto more lines rather than cut to "sqlite://…".
+    store = Column("store", overflow="fold")
     table = Table(
-        "name", "owner", "store", "documents", "chunks", "embedder", "analyzer", "description",
+        "name", "owner", store, "documents", "chunks", "embedder", "analyzer", "description",
         box=None,
     )  # fmt: skip
     for i in infos:
