@@ -266,6 +266,15 @@ KB_ZH = (
 #: Words that say the team's own organisation is meant (not merely a topic it covers).
 OWN = frozenset({"our", "ours", "we", "us", "internal", "internally", "company", "company's",
                   "我们", "公司", "我司", "本公司", "内部"})  # fmt: skip
+#: A question put as a rule ("mfa requirements", "is sms allowed", "婚假有几天"): with one of
+#: the handbook's own words, the handbook's question.
+RULE = re.compile(
+    r"\b(allowed|allow|permitted|do (i|we) (have to|need|get)|"
+    r"am i|must|mandatory|required|requirements?|rules?|ok|okay|accepted|eligible|"
+    r"entitled|covered|deadline|limit|how many days|how soon|cut-?off)\b|"
+    r"可以|能不能|能否|几天|多少天|多久|要求|规定|必须|需要|允许|吗",
+    re.I,
+)
 #: "Who do I contact / 找谁": whom to turn to is the team's own knowledge.
 WHO_INTERNAL = re.compile(
     r"\bwho (should|do|can|must|would) (i|we) (contact|ask|call|email|talk to|tell|escalate to|"

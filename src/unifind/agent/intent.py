@@ -55,6 +55,11 @@ class Vocabulary:
     """The KB's sections: (key words, content words) each (:mod:`._sections`)."""
     kb_terms: frozenset[str] = frozenset()
     """Words frequent in one KB document and absent from the others (:mod:`._terms`)."""
+    kb_rare: frozenset[str] = frozenset()
+    """Specific words of one KB document only, used even once ("sms", "婚假"): :mod:`._terms`."""
+    kb_everyday: tuple[frozenset[str], ...] = ()
+    """Per KB document, its everyday words no other has ("dispatch", "pole"): two of the same
+    document name the handbook (:mod:`._terms`)."""
 
 
 def _found(text: str, low: str, words: Iterable[str]) -> list[str]:
@@ -111,6 +116,8 @@ class _Signals:
     terms: list[str] = field(default_factory=list)
     """The KB's salient terms the message names (:mod:`._terms`): the handbook's, when
     nothing else is signalled."""
+    rare: list[str] = field(default_factory=list)
+    """Words of one KB document only, a specific one or two everyday ones (:mod:`._terms`)."""
     outside: list[str] = field(default_factory=list)
     """Words of a comparison's outside side ("official", "国家"): the world's figure."""
 
@@ -168,9 +175,20 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         shop=bool(cue.SHOP.search(text) or (entities and cue.HERE.search(text))),
         outside=outside,
         terms=_terms.named(low, vocab.kb_terms),
+        rare=_rare(low, vocab),
         compare=compare,
         text=text,
     )
+
+
+def _rare(low: str, vocab: Vocabulary) -> list[str]:
+    """The handbook's own words a message names: two of one document, or one asked as a
+    rule ("mfa requirements", "婚假有几天"); one named otherwise is as often the world's
+    thing ("what is phishing", "best kayak for beginners")."""
+    words = _terms.named(low, vocab.kb_rare) + _terms.named_pair(low, vocab.kb_everyday)
+    if len(set(words) | set(_terms.named(low, vocab.kb_terms))) > 1 or cue.RULE.search(low):
+        return words
+    return []
 
 
 def _buyer(text: str, vocab: Vocabulary) -> list[str]:
@@ -244,6 +262,8 @@ def _no_search(text: str, bare: str, sig: _Signals, vocab: Vocabulary, *, chat: 
     if _chat.about_self(bare):  # "left my charger at the office": the writer's day, not a topic
         own_kb = [w for w in own_kb if w.lower() not in cue.KB_SETTING]
     signalled = bool(own_kb or sig.web_time or sig.web_topic or sig.entities)
+    # "My tent pole snapped …, will you replace it?": the handbook's own words, asked.
+    signalled |= bool((sig.terms or sig.rare) and cue.QUESTION.search(bare))
     if not (own_kb or sig.web_topic or sig.entities) and _chat.social_lead(bare):
         return "social talk"
     short_social = bool(cue.SOCIAL_EN.match(bare)) and len(bare.split()) <= 3
@@ -328,9 +348,13 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
     if sig.web_topic or timely or sig.outside:
         legs.append("web")
         reasons.append(f"web: {', '.join(dict.fromkeys(web))} (time-sensitive or public)")
-    if not legs and sig.terms:
-        legs.append("kb")
-        reasons.append(f"kb: {', '.join(sig.terms)} (terms of one handbook document)")
+    own_words = sorted(set(sig.terms + sig.rare))
+    # "下午四点付款今天能发出吗": a time word over two of the handbook's own words dates the
+    # writer's case, not the world's news.
+    handbook_day = legs == ["web"] and not (sig.web_topic or sig.outside or entities)
+    if own_words and (not legs or (handbook_day and len(own_words) > 1)):
+        legs, reasons = ["kb"], []
+        reasons.append(f"kb: {', '.join(own_words)} (words of one handbook document)")
     if not legs:
         legs.append("web")
         reasons.append("web: a public question (no internal or database signal)")

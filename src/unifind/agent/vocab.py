@@ -65,7 +65,22 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     theirs = vocab.db | vocab.db_attrs | vocab.db_models
     kept = tuple((keys - theirs, every) for keys, every in secs if keys - theirs)
     terms = _terms.salient(counted, common_words(), _SALIENT_NOISE) - theirs
-    return replace(vocab, kb_sections=kept, kb_terms=terms), notes
+    specific, everyday = _terms.rare(counted, common_words(), _SALIENT_NOISE, _common_zh)
+    return replace(vocab, kb_sections=kept, kb_terms=terms, kb_rare=specific - theirs - terms,
+                   kb_everyday=tuple(e - theirs for e in everyday)), notes  # fmt: skip
+
+
+#: jieba's dictionary frequency above which a Chinese word is everyday ("工作", "没有", "上海"),
+#: not a handbook's own ("婚假" 8, "周日" 337, "发票" 271).
+_ZH_EVERYDAY_FREQ = 1000
+
+
+def _common_zh(word: str) -> bool:
+    from unifind.analysis import _jieba_tokenizer
+
+    tok = _jieba_tokenizer()
+    tok.check_initialized()
+    return int(tok.FREQ.get(word) or 0) > _ZH_EVERYDAY_FREQ
 
 
 #: How long a plan waits for the DB leg's first read of its rows (later reads are cached
