@@ -254,7 +254,10 @@ KB_EN = (
     "here", "colleague", "colleagues", "new hires", "staff", "office", "badge", "dress code",
     "payroll", "payslip", "salary", "overtime", "vacation", "sick leave", "annual leave",
     "parental leave", "manager", "helpdesk", "help desk", "it support", "work from home",
-    "working from home", "remote work", "probation", "timesheet", "benefits",
+    "working from home", "remote work", "probation", "timesheet", "benefits", "new hire",
+    "new starter", "new starters", "new joiner", "new joiners", "before i start",
+    "when i start", "my first day", "my first week", "start date", "allowance",
+    "allowances", "per diem",
 )  # fmt: skip
 KB_ZH = (
     "我们", "公司", "我司", "本公司", "内部", "政策", "制度", "规定", "流程", "手册", "员工",
@@ -275,6 +278,31 @@ RULE = re.compile(
     r"可以|能不能|能否|几天|多少天|多久|要求|规定|必须|需要|允许|吗",
     re.I,
 )
+#: "Is this covered?", "send it back": whether a case is under the terms, and returning a
+#: thing, are the handbook's (warranty, returns) whatever the product.
+COVERED = re.compile(
+    r"\b(is|are|was|were) (this|it|that|they|these|those|mine|my [\w-]+) (still )?covered\b"
+    r"|\bsen[dt]( \w+){0,3} back\b|在保修|保修吗|算保修",
+    re.I,
+)
+#: Where else a thing is sold or priced ("on amazon", "京东", "官网"): the world's price.
+RETAILER = re.compile(
+    r"\b(amazon|ebay|aliexpress|walmart|best buy|bestbuy|jd\.com|official (site|store|"
+    r"website|shop)|apple store|manufacturer'?s? (site|website|price))\b"
+    r"|京东|淘宝|天猫|拼多多|官网|官方旗舰店|官方商城",
+    re.I,
+)
+#: Time words that only date a price asked of the shop ("现在卖多少"): its price now.
+NOW = frozenset({"now", "current", "currently", "现在", "目前", "当前"})
+#: A reference line ("Order KO-2211.", "订单号：12345"): it identifies the case, asks nothing.
+REFERENCE = re.compile(
+    r"^\s*(order|ticket|case|ref|reference|invoice|订单号?|单号)\s*(no\.?|number|#|:|：)?\s*"
+    r"[a-z]*[-#]?\d[\w-]*\W*$",
+    re.I,
+)
+SHOP_ZH_SELL = re.compile("(我们|咱们|你们|咱)(卖|售|店)")
+#: "Do orders placed on Saturday ship the same day": a shipping rule, not the rows.
+SHIPS = re.compile(r"\b(do|does|will|would|can) (\S+ ){1,5}(ship|dispatch)\b|\bsame[- ]day\b", re.I)
 #: "Who do I contact / 找谁": whom to turn to is the team's own knowledge.
 WHO_INTERNAL = re.compile(
     r"\bwho (should|do|can|must|would) (i|we) (contact|ask|call|email|talk to|tell|escalate to|"
@@ -313,12 +341,14 @@ WEB_TOPIC_EN = (
     "tax rules", "election", "reviews", "statutory", "by law", "legally", "legal requirement",
     "legal requirements", "keynote", "market cap", "market value", "earnings", "ipo",
     "launch event", "share price", "stock price", "founder", "headquarters",
-    "headquartered",
+    "headquartered", "out yet", "come out", "comes out", "coming out", "came out",
+    "announced", "announce", "announcement", "launch", "launched", "launches",
+    "release date", "rumors", "rumours", "leaks", "leaked", "unveiled", "pre-orders open",
 )  # fmt: skip
 WEB_TOPIC_ZH = (
     "新闻", "天气", "下雨", "汇率", "股价", "股市", "法律", "法规", "劳动法", "新出台",
     "保护法", "评测", "口碑", "法定", "国家规定", "国家标准", "市值", "发布会", "财报", "股票",
-    "创始人", "总部", "董事长",
+    "创始人", "总部", "董事长", "上市", "开售", "发售", "什么时候出", "出了吗", "官宣", "爆料",
 )  # fmt: skip
 
 # -- db: filters, amounts, ranking over declared models -----------------------------
@@ -338,5 +368,5 @@ FILTER_EN = re.compile(
 FILTER_ZH = (
     "以下", "以上", "以内", "低于", "高于", "不超过", "超过", "至少", "最多", "最便宜", "最贵",
     "最高", "最低", "评分", "有货", "缺货", "打折", "多少钱", "有多少", "平均", "总共", "哪些",
-    "哪款", "排序", "价格",
+    "哪款", "排序", "价格", "卖多少", "售价",
 )  # fmt: skip

@@ -116,8 +116,10 @@ NEGATED = re.compile(
 #: What is left of such a message: venting or wanting to talk ("just wanted to vent",
 #: "就是想聊聊天").
 VENT = re.compile(
-    r"\b(vent|rant|chat|talk|say (hi|hello|thanks)|let you know|share)\b"
-    r"|聊天|聊聊|说说话|吐槽|倾诉|发泄|陪我",
+    r"\b(vent|rant|chat|talk|say (hi|hello|thanks)|let you know|share|cheer me up|"
+    r"make me (smile|laugh)|tell me (something|anything) (nice|fun|funny|good|cheerful|"
+    r"positive|kind|sweet))\b"
+    r"|聊天|聊聊|说说话|吐槽|倾诉|发泄|陪我|说点(开心|好听|有趣)的|逗我",
     re.I,
 )
 #: A programming task ("用 Python 写一个冒泡排序", "write a bash script that …"): the

@@ -78,9 +78,8 @@ def rare(
     return frozenset(specific), tuple(everyday)
 
 
-def named_pair(low: str, everyday: tuple[frozenset[str], ...]) -> list[str]:
-    """Two everyday words of the same document in a lower-cased message, else none."""
-    tokens = _tokens(low)
+def named_pair(tokens: set[str], everyday: tuple[frozenset[str], ...]) -> list[str]:
+    """Two everyday words of the same document among a message's :func:`tokens`, else none."""
     for words in everyday:
         both = tokens & words
         if len(both) > 1:
@@ -116,10 +115,11 @@ def named(low: str, terms: frozenset[str]) -> list[str]:
     """The salient ``terms`` a lower-cased message names (Chinese: any 2-4 character run)."""
     if not terms:
         return []
-    return sorted(_tokens(low) & terms)
+    return sorted(tokens(low) & terms)
 
 
-def _tokens(low: str) -> set[str]:
+def tokens(low: str) -> set[str]:
+    """A lower-cased message's ASCII words (singular) and Chinese runs of 2-4 characters."""
     tokens = {singular(w) for w in _ASCII.findall(low)}
     tokens.update(run[i : i + n] for run in _HAN_RUN.findall(low) for n in (2, 3, 4)
                   for i in range(len(run) - n + 1))  # fmt: skip

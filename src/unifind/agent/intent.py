@@ -10,12 +10,11 @@ English matches whole words; Chinese (no spaces) matches substrings.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from unifind.agent import _chat, _host, _sections, _terms
+from unifind.agent import _chat, _host, _match, _sections, _terms
 from unifind.agent import _cues as cue
 from unifind.agent._normalise import correct, normalise
 from unifind.agent._sections import Section
@@ -62,40 +61,6 @@ class Vocabulary:
     document name the handbook (:mod:`._terms`)."""
 
 
-def _found(text: str, low: str, words: Iterable[str]) -> list[str]:
-    """The ``words`` in ``text``: substrings for Chinese, whole words for the rest."""
-    hits = []
-    for w in words:
-        if not w:
-            continue
-        if _chat.han(w):
-            if w in text:
-                hits.append(w)
-            continue
-        lw = w.lower()
-        # The substring test first: the regex (one per word, beyond re's cache for a large
-        # vocabulary) only runs for the few words that occur at all.
-        if lw in low and re.search(rf"(?<![\w'-]){re.escape(lw)}(?![\w'-])", low):
-            hits.append(w)
-    return hits
-
-
-def _row_pairs(low: str, rows: frozenset[str]) -> list[str]:
-    """Two adjacent words of the rows' text, one with a digit: a row's name ("iphone 15",
-    "air 11"); an unknown number ("iphone 16") names none."""
-    if not rows:
-        return []
-    words = re.findall(r"(?<![\w'])[a-z0-9][a-z0-9-]*(?![\w'])", low)
-    pairs = itertools.pairwise(words)
-    return [f"{a} {b}" for a, b in pairs if a in rows and b in rows and _named(a, b)]
-
-
-def _named(a: str, b: str) -> bool:
-    # One word with a digit, and a word of letters that is more than a letter ("s 2" isn't).
-    digits = re.search(r"\d", a + b) is not None
-    return digits and any(re.search("[a-z]", w) and len(w) > 1 for w in (a, b))
-
-
 @dataclass
 class _Signals:
     """The words of a message that point at each leg."""
@@ -128,21 +93,26 @@ class _Signals:
 
 def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
     buyers = _buyer(text, vocab)
-    entities = _found(text, low, vocab.db) + _row_pairs(low, vocab.db_rows) + buyers
-    filters = _found(text, low, cue.FILTER_ZH) + [m.group(0) for m in cue.FILTER_EN.finditer(text)]
+    # The message's words and Chinese 2-4 character runs, once: the KB's terms are sets.
+    toks = _terms.tokens(low) if vocab.kb_terms or vocab.kb_rare or vocab.kb_everyday else set()
+    entities = _match.found(text, low, vocab.db) + _match.row_pairs(low, vocab.db_rows) + buyers
+    filters = _match.found(text, low, cue.FILTER_ZH) + [
+        m.group(0) for m in cue.FILTER_EN.finditer(text)
+    ]
     amounts = [m.group(0) for m in cue.AMOUNT.finditer(text)]
     compare = bool(cue.COMPARE.search(text))
-    web_topic = _found(text, low, [*cue.WEB_TOPIC_EN, *cue.WEB_TOPIC_ZH]) + [
+    web_topic = _match.found(text, low, [*cue.WEB_TOPIC_EN, *cue.WEB_TOPIC_ZH]) + [
         m.group(0) for m in cue.DEFINITION.finditer(text)
     ]
     # "Our meal limit vs the official per diem": the other side of a comparison is the world's.
     outside = [m.group(0) for m in cue.OUTSIDE.finditer(text)] if compare else []
+    outside += [m.group(0) for m in cue.RETAILER.finditer(text)]
     # A declared DB value is the database's word, not a handbook topic ("已发货" orders),
     # and a word of a public topic is the world's ("exchange" in "exchange rate").
     public = {w for t in web_topic + outside for w in t.split()}
     kb = [
         w
-        for w in _found(text, low, [*cue.KB_EN, *cue.KB_ZH, *vocab.kb])
+        for w in _match.found(text, low, [*cue.KB_EN, *cue.KB_ZH, *vocab.kb])
         + _sections.named(low, vocab.kb_sections)
         if w not in entities and w not in public
     ]
@@ -154,16 +124,27 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         kb = [w for w in kb if w != "公司"]
     if cue.WHO_INTERNAL.search(text):
         kb.append("who-to-contact")
+    if cue.COVERED.search(text):
+        kb.append("covered-or-returned")
     # Places and names alone ("the GDP of Germany", "how many days off in our Shanghai
     # office") are not a question for the database; with an amount, or a column and a
     # filter ("who spent the most in Paris"), they are.
-    attrs = _found(text, low, vocab.db_attrs)
+    attrs = _match.found(text, low, vocab.db_attrs)
     if entities and set(entities) <= vocab.db_weak and not (amounts or (filters and attrs)):
         entities = []
+    # "Our hotel allowance vs the average hotel price in Paris": a place beside the team's
+    # own policy in a comparison is the world's side, not the rows.
+    policy = [w for w in kb if w not in cue.OWN and w not in cue.KB_WEAK]
+    if entities and set(entities) <= vocab.db_weak and compare and policy:
+        entities = []
+    # "周日发货吗": a DB value that is also a handbook topic, with no model, filter or
+    # amount, asks the handbook's rule ("shipped" orders name the model).
+    if entities and set(entities) <= vocab.kb and not (amounts or filters):
+        entities, kb = [], kb + entities
     return _Signals(
         kb=kb,
         own=any(w.lower() in cue.OWN for w in kb),
-        web_time=_found(text, low, [*cue.WEB_TIME_EN, *cue.WEB_TIME_ZH]),
+        web_time=_match.found(text, low, [*cue.WEB_TIME_EN, *cue.WEB_TIME_ZH]),
         web_topic=web_topic,
         entities=entities,
         filters=filters,
@@ -171,22 +152,23 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         attrs=attrs,
         # A customer is the rows, like a model: a time word with one is a date filter.
         models=[w for w in entities if w in vocab.db_models] + buyers,
-        howto=bool(cue.HOWTO.search(text)),
-        shop=bool(cue.SHOP.search(text) or (entities and cue.HERE.search(text))),
+        howto=bool(cue.HOWTO.search(text) or cue.SHIPS.search(text)),
+        shop=bool(cue.SHOP.search(text) or (entities and cue.HERE.search(text)))
+        or bool(entities and cue.SHOP_ZH_SELL.search(text)),
         outside=outside,
-        terms=_terms.named(low, vocab.kb_terms),
-        rare=_rare(low, vocab),
+        terms=sorted(toks & vocab.kb_terms),
+        rare=_rare(low, toks, vocab),
         compare=compare,
         text=text,
     )
 
 
-def _rare(low: str, vocab: Vocabulary) -> list[str]:
+def _rare(low: str, toks: set[str], vocab: Vocabulary) -> list[str]:
     """The handbook's own words a message names: two of one document, or one asked as a
     rule ("mfa requirements", "婚假有几天"); one named otherwise is as often the world's
     thing ("what is phishing", "best kayak for beginners")."""
-    words = _terms.named(low, vocab.kb_rare) + _terms.named_pair(low, vocab.kb_everyday)
-    if len(set(words) | set(_terms.named(low, vocab.kb_terms))) > 1 or cue.RULE.search(low):
+    words = sorted(toks & vocab.kb_rare) + _terms.named_pair(toks, vocab.kb_everyday)
+    if len(set(words) | (toks & vocab.kb_terms)) > 1 or cue.RULE.search(low):
         return words
     return []
 
@@ -197,14 +179,7 @@ def _buyer(text: str, vocab: Vocabulary) -> list[str]:
     characters."""
     if not vocab.people_zh:
         return []
-    return [m.group(1) for m in _buyer_pattern(vocab.people_zh).finditer(text)]
-
-
-@functools.lru_cache(maxsize=8)
-def _buyer_pattern(surnames: frozenset[str]) -> re.Pattern[str]:
-    # Surname, one given character, up to three more ("最近有"), then the buying word.
-    name = f"([{''.join(sorted(surnames))}][\u4e00-\u9fff])"
-    return re.compile(name + f"[\u4e00-\u9fff]{{0,3}}?(?:{cue.BUY_ZH.pattern})")
+    return [m.group(1) for m in _match.buyer_pattern(vocab.people_zh).finditer(text)]
 
 
 def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0) -> Intent:
@@ -325,7 +300,10 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
         and bool(entities or sig.attrs or ranked)
         and not (_policy_words(kb) or sig.web_topic or sig.howto)
     )
-    if (entities and (ranked or plain)) or (sig.amounts and sig.filters) or counted or shop:
+    # "The newest iPhone's price (official site)": another seller's price, not the rows.
+    elsewhere = bool(cue.RETAILER.search(sig.text)) and not sig.shop
+    rows = (entities and (ranked or plain)) or (sig.amounts and sig.filters) or counted or shop
+    if rows and not elsewhere:
         legs.append("db")
         words = entities + sig.amounts + sig.filters + (sig.attrs if counted else [])
         reasons.append(f"db: {', '.join(dict.fromkeys(words))}")
@@ -342,8 +320,12 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
     own_dated = team and _policy_words(kb) and not sig.compare
     # "X here vs on amazon today": the time word is the other side's, the world's.
     outside = sig.compare and not sig.models
+    # "现在卖多少": now dates the shop's own price, unless another seller is named.
+    shop_now = ranked and bool(entities) and set(sig.web_time) <= cue.NOW and not sig.outside
     timely = (
-        sig.web_time and not own_dated and (not legs or "kb" in legs or not entities or outside)
+        sig.web_time
+        and not (own_dated or shop_now)
+        and (not legs or "kb" in legs or not entities or outside)
     )
     if sig.web_topic or timely or sig.outside:
         legs.append("web")
@@ -371,6 +353,7 @@ def _clause_legs(
     and how much does it cost"): each clause with a signal of its own adds its legs. A
     clause that names no entity ("how much does it cost") speaks of the message's."""
     clauses = [c for c in cue.CLAUSE.split(bare) if c and c.strip()]
+    clauses = [c for c in clauses if not cue.REFERENCE.match(c)]
     if len(clauses) < 2:
         return
     for clause in clauses:

@@ -46,6 +46,7 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     names: list[str] = []
     secs: list[Section] = []
     counted: list[dict[str, int]] = []
+    versions: list[tuple[str, str, str]] = []
     try:
         who = searcher.settings.principal
         for info in searcher.kb.collections(principal=who):
@@ -55,6 +56,7 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
             docs = searcher.kb.documents(info.name, limit=_DOCS_PER_COLLECTION, principal=who)
             names.extend(_stem(d.title or d.document_id) for d in docs)
             read = [_sections_of(searcher, info.name, d) for d in docs]
+            versions.extend((info.name, d.document_id, d.content_hash) for d in docs)
             secs.extend(s for found, _ in read for s in found)
             counted.extend(c for _, c in read)
     except Exception as exc:
@@ -64,10 +66,32 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     # database's word still: a title says what a document is about, a heading less so.
     theirs = vocab.db | vocab.db_attrs | vocab.db_models
     kept = tuple((keys - theirs, every) for keys, every in secs if keys - theirs)
-    terms = _terms.salient(counted, common_words(), _SALIENT_NOISE) - theirs
-    specific, everyday = _terms.rare(counted, common_words(), _SALIENT_NOISE, _common_zh)
-    return replace(vocab, kb_sections=kept, kb_terms=terms, kb_rare=specific - theirs - terms,
-                   kb_everyday=tuple(e - theirs for e in everyday)), notes  # fmt: skip
+    terms, specific, everyday = _kb_terms(tuple(versions), counted, theirs)
+    return replace(vocab, kb_sections=kept, kb_terms=terms, kb_rare=specific,
+                   kb_everyday=everyday), notes  # fmt: skip
+
+
+#: The KB's own words per (documents' versions, the DB's words): read once, not every ask.
+_KB_TERMS: dict[
+    tuple[object, ...], tuple[frozenset[str], frozenset[str], tuple[frozenset[str], ...]]
+] = {}
+
+
+def _kb_terms(
+    versions: tuple[tuple[str, str, str], ...],
+    counted: list[dict[str, int]],
+    theirs: frozenset[str],
+) -> tuple[frozenset[str], frozenset[str], tuple[frozenset[str], ...]]:
+    """(salient terms, specific words, each document's everyday words) of the KB
+    (:mod:`unifind.agent._terms`), less the DB's words."""
+    key = (versions, theirs)
+    if key not in _KB_TERMS:
+        if len(_KB_TERMS) >= 64:
+            _KB_TERMS.clear()
+        terms = _terms.salient(counted, common_words(), _SALIENT_NOISE) - theirs
+        specific, everyday = _terms.rare(counted, common_words(), _SALIENT_NOISE, _common_zh)
+        _KB_TERMS[key] = (terms, specific - theirs - terms, tuple(e - theirs for e in everyday))
+    return _KB_TERMS[key]
 
 
 #: jieba's dictionary frequency above which a Chinese word is everyday ("工作", "没有", "上海"),
