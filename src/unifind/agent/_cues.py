@@ -285,6 +285,14 @@ COVERED = re.compile(
     r"|\bsen[dt]( \w+){0,3} back\b|在保修|保修吗|算保修",
     re.I,
 )
+#: Something wrong with the writer's own parcel or item ("arrived damaged", "没收到"): the
+#: handbook's damaged-or-lost process, not a row to list.
+PROBLEM = re.compile(
+    r"\b(arrived|came|is|was|were|are) (damaged|broken|wrong|late|defective|faulty|cracked)\b|"
+    r"\b(never arrived|hasn't arrived|has not arrived|didn't arrive|did not arrive|"
+    r"lost in (transit|the post)|wrong (item|size|colou?r))\b|破损|坏了|发错|没收到|丢件|少发|漏发",
+    re.I,
+)
 #: Where else a thing is sold or priced ("on amazon", "京东", "官网"): the world's price.
 RETAILER = re.compile(
     r"\b(amazon|ebay|aliexpress|walmart|best buy|bestbuy|jd\.com|official (site|store|"

@@ -113,6 +113,8 @@ NEGATED = re.compile(
     r"|(我)?(不是要|不用|不需要|不想|没想)(查|问|搜|找)[^，,。！？!?]*",
     re.I,
 )
+#: "What now?", "now what": what to do next, not a time word.
+WHAT_NOW = re.compile(r"\b(what now|now what|what do i do now|现在怎么办|现在该怎么办)\b", re.I)
 #: What is left of such a message: venting or wanting to talk ("just wanted to vent",
 #: "就是想聊聊天").
 VENT = re.compile(

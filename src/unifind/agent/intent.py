@@ -126,6 +126,8 @@ def _signals(text: str, low: str, vocab: Vocabulary) -> _Signals:
         kb.append("who-to-contact")
     if cue.COVERED.search(text):
         kb.append("covered-or-returned")
+    if cue.PROBLEM.search(text) and not (filters or amounts):
+        kb.append(_PROBLEM)
     # Places and names alone ("the GDP of Germany", "how many days off in our Shanghai
     # office") are not a question for the database; with an amount, or a column and a
     # filter ("who spent the most in Paris"), they are.
@@ -192,6 +194,7 @@ def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0
     text = correct(normalise(_host.own_turn(message).strip()).lower(), _spellings(vocab))
     # "I'm not asking about refunds": a topic the writer rules out names nothing to search.
     text = _host.NEGATED.sub(",", text)
+    text = _host.WHAT_NOW.sub(",", text)  # "arrived damaged, what now": no time word
     bare = text.strip().strip("!！?？.。,，~～ ")
     sig = _signals(text, text, vocab)
     chat = bool(cue.ABOUT_YOU.match(bare))
@@ -216,6 +219,8 @@ def classify(message: str, vocab: Vocabulary | None = None, *, attached: int = 0
 
 def _no_search(text: str, bare: str, sig: _Signals, vocab: Vocabulary, *, chat: bool) -> str | None:
     """Why the message needs no search (a task, social talk, a statement), else None."""
+    if _PROBLEM in sig.kb and cue.PROBLEM.search(bare):  # "订单还没收到" is no "收到"
+        return None
     head = _chat.given_text_task(bare)
     if head is not None:
         hsig = _signals(head, head, vocab)
@@ -284,7 +289,7 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
     # words over a named model are date filters ("customers who signed up this month"),
     # over a mere value they ask about the world ("the price of gold today").
     ranked = bool(sig.filters or sig.amounts)
-    dated = bool(sig.web_time and not sig.models)
+    dated = bool(sig.web_time and not sig.models and not (sig.compare and sig.outside))
     # "Who founded Xiaomi": a maker's story, not the rows (a model word makes it rows).
     world = bool(cue.WORLD_WH.search(sig.text)) and not (sig.models or ranked or sig.attrs)
     # "Our gold customers": "our" alone is the shop's own rows; a policy word is the handbook.
@@ -301,7 +306,7 @@ def _legs(sig: _Signals) -> tuple[list[str], list[str]]:
         and not (_policy_words(kb) or sig.web_topic or sig.howto)
     )
     # "The newest iPhone's price (official site)": another seller's price, not the rows.
-    elsewhere = bool(cue.RETAILER.search(sig.text)) and not sig.shop
+    elsewhere = bool(cue.RETAILER.search(sig.text)) and not (sig.shop or sig.own)
     rows = (entities and (ranked or plain)) or (sig.amounts and sig.filters) or counted or shop
     if rows and not elsewhere:
         legs.append("db")
@@ -378,6 +383,10 @@ def _spellings(vocab: Vocabulary) -> frozenset[str]:
 #: The team's own subjects ("expense", "报销"): words of the rules, not of a KB's titles
 #: ("shipping" is also the world's).
 _TEAM = frozenset(cue.KB_EN + cue.KB_ZH) - cue.KB_WEAK
+
+
+#: The cue word of a problem with the writer's parcel or item (``cue.PROBLEM``).
+_PROBLEM = "a-problem-with-an-order"
 
 
 def _policy_words(kb: list[str]) -> bool:
