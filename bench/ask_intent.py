@@ -14,7 +14,10 @@ longer held out), ``ask_intent_heldout_e.tsv`` (host-forwarded messages, tickets
 keyword-only queries, negation, hypotheticals, comparisons, follow-ups; measured once after
 the set-D round, then its misses were read for the next one, so no longer held out) and
 ``ask_intent_heldout_f.tsv`` (every earlier set's styles mixed; written and committed
-before the set-E round, measured once after it). The vocabulary is the demo's, read
+before the set-E round, measured once after it, then its misses were read for the next
+one, so no longer held out) and ``ask_intent_heldout_g.tsv`` (styles mixed, plus public
+news about the shop's products and onboarding questions naming them; written and committed
+before the set-F round, measured once after it). The vocabulary is the demo's, read
 as ``ask`` reads it: the demo shop's declared models as the DB leg introspects them
 (sampled values, the words of their rows' names), the titles of the demo handbook's
 documents and their sections (heading words and acronyms), and the handbook's salient terms
@@ -45,6 +48,7 @@ SETS = (
     "ask_intent_heldout_d.tsv",
     "ask_intent_heldout_e.tsv",
     "ask_intent_heldout_f.tsv",
+    "ask_intent_heldout_g.tsv",
 )
 
 

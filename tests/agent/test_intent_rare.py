@@ -49,6 +49,7 @@ def test_rare_words_split_specific_everyday_and_names() -> None:
         ("our pixel phone price vs amazon today", ("web", "db")),
         ("Subject: zip broke. Is this covered? Order AB-1234.", ("kb",)),  # a reference line
         ("my order arrived damaged, what now", ("kb",)),
+        ("are opened items refundable?", ("kb",)),
         ("i'm not asking about refunds, just cheer me up", ()),
     ],
 )

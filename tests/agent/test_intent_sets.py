@@ -30,24 +30,26 @@ def vocab() -> Vocabulary:
         "ask_intent_heldout_c.tsv",
         "ask_intent_heldout_d.tsv",
         "ask_intent_heldout_e.tsv",
+        "ask_intent_heldout_f.tsv",
     ],
 )
 def test_intent_meets_the_target(vocab: Vocabulary, name: str) -> None:
-    # Sets B to E are no longer held out: B's misses were read for the normaliser round
+    # Sets B to F are no longer held out: B's misses were read for the normaliser round
     # (90.2 % / 86.9 % before it), C's for the rules round (91.7 % / 87.2 % before it),
     # D's for the next rules round (93.5 % / 87.1 % before it), E's for the round after
-    # (89.7 % / 81.0 % before it). All are held to the target like the dev set.
+    # (89.7 % / 81.0 % before it), F's for the round after that (98.2 % / 85.7 % before
+    # it). All are held to the target like the dev set.
     search, legs, misses = accuracy(name, vocab)
     assert search >= 0.9 and legs >= 0.9, (search, legs, misses)
 
 
-def test_intent_on_held_out_set_f_keeps_its_measured_floor(vocab: Vocabulary) -> None:
-    # Set F (every earlier set's styles mixed) was written and committed before the rules
-    # round for set E's misses and measured once after it: 98.2 % / 85.7 % (BENCHMARKS.md),
-    # legs below the 90 % target. A floor a few points under, so a change that loses more
-    # is seen.
-    search, legs, misses = accuracy("ask_intent_heldout_f.tsv", vocab)
-    assert search >= 0.95 and legs >= 0.82, (search, legs, misses)
+def test_intent_on_held_out_set_g_keeps_its_measured_floor(vocab: Vocabulary) -> None:
+    # Set G (styles mixed, public news about the shop's products, onboarding questions
+    # naming them) was written and committed before the rules round for set F's misses and
+    # measured once after it: 96.2 % / 90.8 % (BENCHMARKS.md). A floor a few points under,
+    # so a change that loses more is seen.
+    search, legs, misses = accuracy("ask_intent_heldout_g.tsv", vocab)
+    assert search >= 0.93 and legs >= 0.87, (search, legs, misses)
 
 
 @pytest.mark.parametrize(

@@ -282,7 +282,8 @@ RULE = re.compile(
 #: thing, are the handbook's (warranty, returns) whatever the product.
 COVERED = re.compile(
     r"\b(is|are|was|were) (this|it|that|they|these|those|mine|my [\w-]+) (still )?covered\b"
-    r"|\bsen[dt]( \w+){0,3} back\b|在保修|保修吗|算保修",
+    r"|\bsen[dt]( \w+){0,3} back\b|\b(non-)?(returnable|refundable|exchangeable)\b"
+    r"|在保修|保修吗|算保修|能不能退|可以退货",
     re.I,
 )
 #: Something wrong with the writer's own parcel or item ("arrived damaged", "没收到"): the
