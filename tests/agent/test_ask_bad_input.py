@@ -288,6 +288,9 @@ async def test_attached_private_urls_are_refused_by_default(
     assert not site.requests  # refused before any connection
     assert any("allow_private" in n for n in out.plan.notes), out.plan.notes
     assert "1 March 2027" not in out.text
+    # nothing attached could be read: the attachments' search still reports (0 hits)
+    mine = [r for r in out.reports if r.leg == "kb" and r.backend.startswith("_ask_")]
+    assert mine and all(r.hits == 0 for r in mine), out.reports
 
 
 @pytest.mark.parametrize(

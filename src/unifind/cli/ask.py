@@ -196,6 +196,8 @@ def _print_after(out: Any) -> None:
     sys.stdout.write("\n")
     if out.note:
         err_console.print(f"[yellow]{escape(out.note)}[/]")
+    for note in out.plan.notes:  # fallbacks, unreadable attachments, skipped legs
+        err_console.print(escape(f"note: {note}"))
     for rep in out.reports:
         stage = f" {rep.stage}" if rep.stage else ""  # a KB answers by lexical and vector
         err_console.print(f"  {rep.leg}/{rep.backend}{stage}: {rep.status.value}"

@@ -223,7 +223,8 @@ class Asking(SyncFacade):
             first = await self.all(user, record=False, **kw, timeout_s=_left(deadline))
             hits = sum(len(r.items) for r in first.results)
             if not hits and hidden:  # "summarise this": the question names nothing in them
-                first = await self._parts_as_they_are(user, hidden, plan, kw, _left(deadline))
+                again = await self._parts_as_they_are(user, hidden, plan, kw, _left(deadline))
+                first = again or first  # nothing attached was readable: keep the report
                 hits = sum(len(r.items) for r in first.results)
             out += first.results
             if skip_threshold is not None and hits >= skip_threshold:
@@ -244,14 +245,15 @@ class Asking(SyncFacade):
         plan: Plan,
         kw: dict[str, Any],
         timeout_s: float | None,
-    ) -> SearchResults:
+    ) -> SearchResults | None:
         """The attached parts searched by their own titles and opening words, so a request
-        about them as a whole ("summarise this") still gets them as references."""
+        about them as a whole ("summarise this") still gets them as references; None when
+        no part could be read."""
         who = self._who(kw["principal"])
         docs = [d for n in sorted(names) for d in self.kb.documents(n, principal=who)]
         query = " ".join(d.title for d in docs if d.title) or " ".join(d.document_id for d in docs)
         if not query.strip():
-            return SearchResults(request_id=kw["request_id"])
+            return None
         plan.notes.append("the question matched no words of the attached parts: used them whole")
         again = [r.model_copy(update={"query": query[:2000]}) for r in user]
         return await self.all(again, record=False, timeout_s=timeout_s, **kw)
