@@ -344,7 +344,11 @@ def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) 
     for key in _ENV_TOP:  # UNIFIND_REDIS_URL, UNIFIND_RECORDS, ...
         if (value := os.environ.get(var := f"UNIFIND_{key.upper()}")) is not None:
             data[key], sources[key] = value, f"env:{var}"
-    typed = {"kb": KBSettings.model_fields, "server": ServerSettings.model_fields}
+    typed = {
+        "kb": KBSettings.model_fields,
+        "server": ServerSettings.model_fields,
+        "telemetry": TelemetrySettings.model_fields,  # UNIFIND_TELEMETRY_LANG, ..._OTEL
+    }
     sources.update({k: f"env:{var}" for k, var in env_overrides(data, typed).items()})
     # An argument replaces its whole top-level key, whatever the file or environment said.
     sources = {k: v for k, v in sources.items() if k.split(".")[0] not in overrides}

@@ -50,9 +50,11 @@ def test_every_typed_key_has_an_env_override(
     monkeypatch.setenv("UNIFIND_SERVER_PORT", "9001")
     monkeypatch.setenv("UNIFIND_TIMEOUTS_KB", "4")
     monkeypatch.setenv("UNIFIND_RECORDS", "false")
+    monkeypatch.setenv("UNIFIND_TELEMETRY_LANG", "zh")
     s = load_settings(write(tmp_path, "web: {timeout_s: 10, retries: 1}"))
     assert s.web == {"timeout_s": 3.0, "retries": 1}  # the environment wins over the file
     assert s.db["row_cap"] == 7 and s.kb.chunk_chars == 800 and s.server.port == 9001
+    assert s.telemetry.lang == "zh"
     assert s.timeouts == {"kb": 4.0} and s.records is False
     monkeypatch.setenv("UNIFIND_DB_ROW_CAP", "lots")
     with pytest.raises(ConfigError, match=r"db\.row_cap"):
