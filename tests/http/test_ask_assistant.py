@@ -35,3 +35,5 @@ async def test_an_assistant_over_http(client: httpx.AsyncClient) -> None:
     r = await client.post("/v1/ask", json={**body, "assistant": "sales"})
     assert r.status_code in (400, 404), r.text
     assert "unknown assistant" in r.text and "terse, wide" in r.text
+    error = r.json()["error"]
+    assert error["field"] == "assistant" and error["valid"] == ["terse", "wide"]

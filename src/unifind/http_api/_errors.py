@@ -32,6 +32,8 @@ _FIELD_OF_KIND = {
     "web fetcher": "provider",
     "rerank mode": "rerank",
     "embedder": "embedder",
+    "assistant (settings.assistants)": "assistant",
+    "agent (settings.agents)": "uses.answer",
 }
 _CODES = {
     400: "invalid_input",
