@@ -41,6 +41,14 @@ class UnifindError(Exception):
 class InputError(UnifindError, ValueError):
     """Bad input: unknown leg, invalid option, empty query, malformed DSL."""
 
+    field: str | None = None
+    """The request field at fault (dotted: ``citation_format``), when one is known."""
+
+    def __init__(self, *args: object, field: str | None = None) -> None:
+        super().__init__(*args)
+        if field is not None:
+            self.field = field
+
 
 class UnknownName(InputError, LookupError):
     """A name that doesn't exist; the message lists the valid ones."""

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from unifind.cite import CitationContext, build_references, check_citations, extract_citations
+from unifind.errors import InputError
 from unifind.types import Item
 
 
@@ -68,6 +71,17 @@ def test_prompt_formats_and_switches() -> None:
         == "Cite like [1]."
     )
     assert build_references(items, auto_inject_prompt=False).prompt == ""
+
+
+def test_a_citation_format_is_a_template_never_a_format_string() -> None:
+    items = CitationContext("r").assign([kb(1)])
+    for bad in ("{id:>1000000000}", "{x}", "{", "{0}", "{index.__class__}", "[x]", "{id}" * 20):
+        with pytest.raises(InputError, match=r"citation_format .*\{id\} or \{index\}") as err:
+            build_references(items, citation_format=bad)
+        assert err.value.field == "citation_format"
+    # Replaced, not formatted: a custom prompt's other braces stay as written.
+    refs = build_references(items, citation_format="<{index}|{id}>", custom_prompt="{x} {example}")
+    assert refs.prompt == "{x} <1|ref_001>"
 
 
 def test_extract_every_form() -> None:

@@ -2,7 +2,12 @@
 
 from unifind.cite.ids import CitationContext
 from unifind.cite.parse import CitationCheck, check_citations, extract_citations
-from unifind.cite.references import DEFAULT_PROMPT, References, build_references
+from unifind.cite.references import (
+    DEFAULT_PROMPT,
+    References,
+    build_references,
+    citation_template,
+)
 
 __all__ = [
     "DEFAULT_PROMPT",
@@ -11,5 +16,6 @@ __all__ = [
     "References",
     "build_references",
     "check_citations",
+    "citation_template",
     "extract_citations",
 ]

@@ -145,6 +145,8 @@ class SearchInput(_In):
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, ge=200, le=1_000_000)
     """Size budget of the references XML."""
     citation_format: str = "#ref:{id}"
+    """How the prompt asks the LLM to cite: ``{id}`` and/or ``{index}`` in at most 64
+    characters, no other braces (``[{id}]``, ``#ref:{id}``, ``[^{index}]``); else 400."""
 
     @field_validator("query")
     @classmethod

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any
 
+from unifind.cite import citation_template
 from unifind.errors import InputError, UnifindError
 from unifind.ops._ask import AskInput, AskOutput, ask_events, ask_kwargs
 from unifind.ops._kb import KBOps
@@ -52,6 +53,7 @@ def new_request_id() -> str:
 
 def build_requests(inp: SearchInput) -> list[SearchRequest]:
     """One engine request per leg named in ``inp.sources`` (the KB alone when none is)."""
+    citation_template(inp.citation_format)  # a bad template is a 400 before any leg runs
     common: dict[str, Any] = {
         "query": inp.query,
         "limit": inp.limit,
