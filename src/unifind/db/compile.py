@@ -149,7 +149,9 @@ def _compile_aggregate(
         fn = _FNS[agg.fn]
         exprs[agg.name] = (fn(arg) if arg is not None else fn()).label(agg.name)
     groups = [table.c[g] for g in dsl.groups]
-    stmt = sa.select(*groups, *exprs.values())
+    # An explicit FROM: ``count(*)`` names no column, and without a WHERE on the table
+    # SQLAlchemy would emit ``SELECT count(*)`` alone, which counts one row (issue #19).
+    stmt = sa.select(*groups, *exprs.values()).select_from(table)
     generated = compile_wheres(dsl.wheres, table)
     clauses = [c for c in (permission, generated) if c is not None]
     if clauses:
