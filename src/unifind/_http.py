@@ -81,6 +81,24 @@ class Reply:
             raise SourceError(Reason.BAD_RESPONSE, f"{kind} JSON ({exc})") from exc
 
 
+def header_problem(value: str) -> str | None:
+    """Why ``value`` can't go out as an HTTP header value, or None when it can.
+
+    httpx encodes header values as ASCII and h11 refuses control characters (RFC 9110
+    §5.5), so either would surface as a bare UnicodeEncodeError or protocol error deep in
+    a send. Only the offending character's code point is named: the value may be a secret.
+    """
+    for i, ch in enumerate(value):
+        if ord(ch) > 0x7E:
+            return (
+                f"contains non-ASCII characters (U+{ord(ch):04X} at position {i}); "
+                "it looks like a placeholder"
+            )
+        if (ord(ch) < 0x20 and ch != "\t") or ord(ch) == 0x7F:
+            return f"contains a control character (U+{ord(ch):04X} at position {i})"
+    return None
+
+
 class HttpError(SourceError):
     """A call that failed, with the HTTP status and the server's Retry-After when known."""
 

@@ -107,6 +107,8 @@ class PlugConfig:
     api_key: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     """Free-form extra settings from ``web.<name>`` (``engines``, ``allow_private``, ...)."""
+    key_source: str | None = None
+    """Where ``api_key`` came from (``TAVILY_API_KEY``, ``web.tavily.api_key``): for messages."""
 
     def url(self, path: str) -> str:
         return self.base_url.rstrip("/") + "/" + path.lstrip("/")

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from unifind._http import header_problem
 from unifind.errors import ConfigError, UnknownName
 from unifind.registry import Registry, registry
 from unifind.web.model import PlugConfig
@@ -113,14 +114,21 @@ class Resolver:
         options = {k: v for k, v in section.items() if k not in ("api_key", "base_url")}
         if self.kind == "fetch" and "allow_private" in self.web:
             options.setdefault("allow_private", self.web["allow_private"])
+        source = f"web.{name}.api_key" if section.get("api_key") else cls.key_env
         return PlugConfig(
-            base_url=str(base or ""), api_key=str(key) if key else None, options=options
+            base_url=str(base or ""),
+            api_key=str(key) if key else None,
+            options=options,
+            key_source=source if key else None,
         )
 
     def info(self, name: str) -> PlugInfo:
         cls, cfg = self.plugs.get(name), self.config(name)
-        source = f"web.{name}.api_key" if self._section(name).get("api_key") else cls.key_env
-        if cls.key_env and cfg.api_key:
+        source = cfg.key_source or cls.key_env
+        problem = header_problem(cfg.api_key) if cfg.api_key else None
+        if cls.key_env and problem:
+            usable, why = False, f"{source} {problem}: set the real key"
+        elif cls.key_env and cfg.api_key:
             usable, why = True, f"{source} set"
         elif cls.key_env and cls.key_optional:
             usable, why = True, f"works keyless when pinned; auto needs {cls.key_env}"

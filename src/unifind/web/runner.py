@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from unifind._http import Http, HttpError
+from unifind._http import Http, HttpError, header_problem
 from unifind._redis import RedisLink, Unavailable
 from unifind.errors import SourceError
 from unifind.types import LegReport, Reason, Status
@@ -75,6 +75,11 @@ async def _precheck(
         return SourceError(
             Reason.NO_KEY, f"{name}: no API key; set {plug.key_env} or web.{name}.api_key"
         )
+    problem = header_problem(config.api_key) if config.api_key else None
+    if problem:
+        # A placeholder pasted from docs ("…") would fail deep in httpx's header encoding.
+        source = config.key_source or plug.key_env or f"web.{name}.api_key"
+        return SourceError(Reason.NO_KEY, f"{name}: {source} {problem}: set the real key")
     if plug.needs_base_url and not config.base_url:
         env = f"UNIFIND_{name.upper()}_BASE_URL"
         return SourceError(
@@ -105,6 +110,14 @@ async def _failure(
         return SourceError(exc.reason, f"{name}: {exc}")
     if isinstance(exc, TimeoutError):
         return SourceError(Reason.TIMEOUT, f"{name}: no answer within the deadline")
+    if isinstance(exc, UnicodeEncodeError) and exc.encoding == "ascii":
+        # httpx encodes header values as ASCII; the key is checked before, so this is
+        # another configured header value (a user_agent, say).
+        return SourceError(
+            Reason.NOT_CONFIGURED,
+            f"{name}: a request header from web.{name} contains non-ASCII characters "
+            f"(U+{ord(exc.object[exc.start]):04X}); it looks like a placeholder",
+        )
     # A parser bug is still a status, never an exception out of a search (DESIGN §4).
     return SourceError(Reason.ERROR, f"{name}: {type(exc).__name__}: {exc}")
 
