@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from unifind.errors import Forbidden, InputError, StoreError, UnknownName
+from unifind.errors import Forbidden, InputError, SourceError, StoreError, UnknownName
 
 log = logging.getLogger("unifind.http")
 
@@ -82,6 +82,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut, "description": "Unknown name; `valid` lists what this key sees."},
     413: {"model": ErrorOut, "description": "The body is larger than the server accepts."},
     422: {"model": ErrorOut, "description": "The request does not match the schema."},
+    503: {"model": ErrorOut, "description": "A store the request needs can't be reached."},
 }
 
 
@@ -138,6 +139,14 @@ def install(app: FastAPI) -> None:
     async def _store(request: Request, exc: StoreError) -> JSONResponse:
         log.warning("store unavailable: %s", exc)
         return error_response(503, f"a store is unavailable: {exc}")
+
+    # A collection's own store (``kb create --store``) that is down fails the calls that
+    # must reach it (documents, ingest, delete): that is the store's status, not a fault of
+    # ours. Its message names the store with the password scrubbed (``kb._remote.scrub``).
+    @app.exception_handler(SourceError)
+    async def _source(request: Request, exc: SourceError) -> JSONResponse:
+        log.warning("source unavailable on %s %s: %s", request.method, request.url.path, exc)
+        return error_response(503, str(exc))
 
     # Starlette's class: the router raises it for unknown routes and methods.
     @app.exception_handler(StarletteHTTPException)
