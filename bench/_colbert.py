@@ -26,9 +26,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 import onnxruntime as ort
-from _datasets import load_dataset
+from _datasets import default_root, load_dataset, require_root
 from _eval import evaluate, first_occurrence, ranked_run
-from quality import CACHE, COLLECTION, ROOT, embedder_factory
+from quality import CACHE, COLLECTION, embedder_factory
 from tokenizers import Tokenizer
 
 from unifind import KnowledgeBase, SearchRequest, load_settings
@@ -77,7 +77,7 @@ def main() -> int:
     args = p.parse_args()
     li = LateInteraction()
     for name in args.sets.split(","):
-        ds = load_dataset(ROOT.parent / "shared" / "datasets", name).head(args.max_queries)
+        ds = load_dataset(require_root(default_root(), [name]), name).head(args.max_queries)
         path = CACHE / "stores" / f"{name}-bge-small-en-v1.5-c1200-o150.sqlite"
         runs: dict[str, dict[str, list[str]]] = {}
         enc_s: list[float] = []

@@ -9,12 +9,40 @@ from __future__ import annotations
 import csv
 import gzip
 import json
-from collections.abc import Iterator
+import os
+import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 #: The five sets of ../shared/datasets, in the order the README lists them.
 ALL_SETS = ("scifact", "cacm", "cranfield", "vaswani", "cisi")
+
+#: Names the datasets folder when it is not ../shared/datasets beside the repository.
+DATASETS_ENV = "UNIFIND_DATASETS"
+
+
+def default_root() -> Path:
+    """``$UNIFIND_DATASETS``, else ``shared/datasets`` beside the repository's folder."""
+    named = os.environ.get(DATASETS_ENV)
+    return Path(named) if named else Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def require_root(root: Path, names: Iterable[str] = ()) -> Path:
+    """``root`` when it holds a folder per name in ``names``; else one line on stderr and
+    exit 2. A clone without the datasets is the common case, not a bug: no traceback."""
+    missing = [n for n in names if not (root / n).is_dir()] if root.is_dir() else None
+    if missing is None or missing:
+        what = "no datasets folder" if missing is None else f"no {', '.join(missing)} in"
+        print(
+            f"error: {what} {root} (BEIR layout, one folder per set: {', '.join(ALL_SETS)}; "
+            f"looked for ../shared/datasets beside the repository): set {DATASETS_ENV}=DIR "
+            "or pass --data DIR",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    return root
+
 
 #: Sets whose README row asks for MAP as well (the classic, many-judgements-per-query ones).
 CLASSIC_SETS = frozenset({"cacm", "cranfield", "vaswani", "cisi"})

@@ -22,10 +22,10 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
-from _datasets import Dataset, load_dataset
+from _datasets import Dataset, default_root, load_dataset, require_root
 from _eval import evaluate, first_occurrence, ranked_run
 from _rerank import CachedReranker
-from quality import CACHE, COLLECTION, ROOT, embedder_factory
+from quality import CACHE, COLLECTION, embedder_factory
 
 from unifind.analysis import get_analyzer
 from unifind.embed.base import Reranker, resolve_reranker
@@ -206,12 +206,13 @@ def rerank_table(
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--sets", default="scifact,cacm,cranfield")
-    p.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
+    p.add_argument("--data", type=Path, default=default_root())
     p.add_argument("--stores", default="bge-small-en-v1.5-c1200-o150", help="store key suffix")
     p.add_argument("--depth", type=int, default=0, help="hits fetched per backend (0: all)")
     p.add_argument("--rerank-depth", type=int, default=0, help="replay rerank variants instead")
     p.add_argument("--max-queries", type=int, default=None)
     args = p.parse_args()
+    require_root(args.data)
     table: dict[str, dict[str, float]] = {}
     names = [s for s in args.sets.split(",") if s]
     for name in names:

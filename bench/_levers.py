@@ -22,9 +22,9 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
-from _datasets import Dataset, load_dataset
+from _datasets import Dataset, default_root, load_dataset, require_root
 from _eval import evaluate, paired_p, ranked_run
-from quality import CACHE, COLLECTION, ROOT, embedder_factory
+from quality import CACHE, COLLECTION, embedder_factory
 
 from unifind.analysis import get_analyzer
 from unifind.kb import graph
@@ -444,7 +444,7 @@ def main() -> int:
     names = [v for v in args.only.split(",") if v] or list(VARIANTS)
     table: dict[str, dict[str, float]] = {}
     for name in args.sets.split(","):
-        ds = load_dataset(ROOT.parent / "shared" / "datasets", name).head(args.max_queries)
+        ds = load_dataset(require_root(default_root(), [name]), name).head(args.max_queries)
         path = CACHE / "stores" / f"{name}-bge-small-en-v1.5-c1200-o150.sqlite"
         d = load(ds, path)
         per: dict[str, dict[str, float]] = {}

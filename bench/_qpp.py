@@ -13,15 +13,14 @@ import sys
 import numpy as np
 
 sys.path.insert(0, ".")
-from _datasets import load_dataset
+from _datasets import default_root, load_dataset, require_root
 from _eval import evaluate, ranked_run
 from _levers import CACHE, load, top, v_arm
-from quality import ROOT
 
 from unifind.rank import adaptive
 
 for name in sys.argv[1].split(","):
-    ds = load_dataset(ROOT.parent / "shared" / "datasets", name)
+    ds = load_dataset(require_root(default_root(), [name]), name)
     d = load(ds, CACHE / "stores" / f"{name}-bge-small-en-v1.5-c1200-o150.sqlite")
     per = {}
     for v in ("lex", "vec"):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from _datasets import ALL_SETS, Dataset, load_dataset
+from _datasets import ALL_SETS, Dataset, default_root, load_dataset, require_root
 
 from unifind import KnowledgeBase, load_settings
 from unifind.embed.base import resolve_embedder
@@ -68,8 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sets", default=",".join(ALL_SETS))
     p.add_argument("--embedder", default="bge-small-en-v1.5")
-    p.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
+    p.add_argument("--data", type=Path, default=default_root())
     args = p.parse_args(argv)
+    require_root(args.data)
     for name in args.sets.split(","):
         path, secs, misses = kept_store(load_dataset(args.data, name), args.embedder)
         print(f"{name}: {path.name} ingest {secs:.0f} s, {misses} texts embedded", flush=True)

@@ -25,8 +25,8 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
-from _datasets import load_dataset
-from quality import CACHE, COLLECTION, ROOT
+from _datasets import default_root, load_dataset, require_root
+from quality import CACHE, COLLECTION
 
 from unifind import KnowledgeBase, SearchRequest, load_settings
 from unifind.embed.base import Embedder, resolve_embedder
@@ -61,7 +61,7 @@ def main() -> int:
     p.add_argument("--queries", type=int, default=93)
     p.add_argument("--repeat", type=int, default=2)
     args = p.parse_args()
-    ds = load_dataset(ROOT.parent / "shared" / "datasets", args.set).head(args.queries)
+    ds = load_dataset(require_root(default_root(), [args.set]), args.set).head(args.queries)
     path = CACHE / "stores" / f"{args.set}-bge-small-en-v1.5-c1200-o150.sqlite"
     real = resolve_embedder("bge-small-en-v1.5")
     memo = Memo(real)

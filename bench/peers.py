@@ -56,7 +56,7 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core: the machine is shared
 
 import numpy as np
-from _datasets import Dataset, load_dataset
+from _datasets import Dataset, default_root, load_dataset, require_root
 from _eval import evaluate, first_occurrence, paired_p, ranked_run
 from _synth import peak_rss_mb, percentile_ms
 
@@ -423,12 +423,13 @@ def build_systems(
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
+    p.add_argument("--data", type=Path, default=default_root())
     p.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache")
     p.add_argument("--max-queries", type=int, default=None, help="first N judged queries")
     p.add_argument("--repeat", type=int, default=2, help="interleaved timing passes")
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "peers.md"))
     args = p.parse_args(argv)
+    require_root(args.data, ["scifact"])
     from unifind.embed.base import resolve_embedder
     from unifind.embed.cached import CachedEmbedder
 

@@ -29,7 +29,7 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core: the machine is shared
 
 import yaml
-from _datasets import ALL_SETS, Dataset, load_dataset
+from _datasets import ALL_SETS, Dataset, default_root, load_dataset, require_root
 from _eval import Run, Scores, bm25s_run, evaluate, first_occurrence, ranked_run
 from _report import MODE_LABELS, render_markdown, render_set
 from _rerank import register_cached
@@ -75,7 +75,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {MODES}")
     p.add_argument("--rerank-depth", type=int, default=20, help="hybrid hits the reranker sees")
     p.add_argument("--max-queries", type=int, default=None, help="first N judged queries only")
-    p.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
+    p.add_argument("--data", type=Path, default=default_root())
     p.add_argument("--embedder", default="bge-small-en-v1.5", help="embedder spec")
     p.add_argument("--reranker", default="cross-encoder", help="reranker spec (cached)")
     p.add_argument("--chunk-limit", type=int, default=300,
@@ -212,6 +212,7 @@ def run_set(args: argparse.Namespace, ds: Dataset) -> SetResult:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    require_root(args.data, args.sets)
     register_cached(args.cache / "rerank.sqlite")
     settings = make_settings(args, Path(tempfile.gettempdir()))  # validate overrides early
     command = "python bench/quality.py " + shlex.join(sys.argv[1:] if argv is None else argv)

@@ -34,6 +34,7 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core: the machine is shared
 
 import numpy as np
+from _datasets import default_root, require_root
 from _speed_report import render
 from _synth import (
     DIM,
@@ -335,7 +336,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--queries", type=int, default=200, help="timed queries per mode")
     p.add_argument("--repeat", type=int, default=2, help="fresh-process repeats of each figure")
     p.add_argument("--ingest-docs", type=int, default=500, help="SciFact abstracts (0: skip)")
-    p.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
+    p.add_argument("--data", type=Path, default=default_root())
     p.add_argument("--reuse", action="store_true", help="keep corpora already built")
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "speed.md"))
     p.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
@@ -349,6 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stats["load"] = round(os.getloadavg()[0], 2)  # how shared the machine was
         print(json.dumps(stats))
         return 0
+    require_root(args.data, ["scifact"])
     WORK.mkdir(parents=True, exist_ok=True)
     results: Stats = {"sizes": {}, "command": "python bench/speed.py " + shlex.join(
         sys.argv[1:] if argv is None else argv)}  # fmt: skip

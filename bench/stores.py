@@ -36,7 +36,7 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
-from _datasets import ALL_SETS, Dataset, load_dataset
+from _datasets import ALL_SETS, Dataset, default_root, load_dataset, require_root
 from _eval import evaluate, first_occurrence, ranked_run
 from _stores_embed import CACHE, kept_store
 
@@ -210,9 +210,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="speed: largest size for Qdrant local (a commit per point)")  # fmt: skip
     p.add_argument("--queries", type=int, default=200, help="speed: timed queries per measure")
     p.add_argument("--pairs", type=int, default=300, help="speed: interleaved overhead pairs")
-    p.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
+    p.add_argument("--data", type=Path, default=default_root())
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")
     args = p.parse_args(argv)
+    if args.part == "quality":  # the speed part builds synthetic corpora
+        require_root(args.data)
     rows = quality(args) if args.part == "quality" else speed(args)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")

@@ -39,7 +39,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core: the machine is shared
 
 import numpy as np
-from _datasets import Dataset, Doc, load_dataset
+from _datasets import Dataset, Doc, default_root, load_dataset, require_root
 from _rerank import CachedReranker
 
 from unifind.agent._support_features import FeatureExtractor, Features, split_sentences
@@ -539,7 +539,7 @@ def _counts(pairs: Sequence[Pair]) -> dict[str, int]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
+    ap.add_argument("--data", type=Path, default=default_root())
     ap.add_argument("--cross-claims", type=int, default=150)
     ap.add_argument("--proxy", default="cranfield", help="another set, or '' for none")
     ap.add_argument("--proxy-queries", type=int, default=100)
@@ -547,6 +547,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--max-claims", type=int, default=None, help="a quick run (not reported)")
     ap.add_argument("--long-claims", type=int, default=100, help="claims in the long-ref test")
     args = ap.parse_args(argv)
+    require_root(args.data, ["scifact"])
     ds, train, test = scifact(args.data)
     train, test = train[: args.max_claims], test[: args.max_claims]
     bm25 = BM25(ds.docs)

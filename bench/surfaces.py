@@ -29,9 +29,9 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _datasets import load_dataset
+from _datasets import default_root, load_dataset, require_root
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+DATA = default_root()
 COLLECTION = "cacm"
 _CLI = [sys.executable, "-m", "unifind.cli"]
 Call = Callable[[str], Awaitable[bool]]
@@ -337,6 +337,7 @@ def main() -> None:
     )
     ap.add_argument("--soak", type=float, default=0.0, help="seconds of RSS soak (0 = none)")
     args = ap.parse_args()
+    require_root(args.data, ["cacm"])
     queries = prepare(args.home, args.data)
     key = _key(args.home)
     asyncio.run(run_levels(args, queries, key))
