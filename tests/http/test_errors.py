@@ -176,6 +176,40 @@ async def test_without_auth_only_loopback_host_and_origin_are_answered(
         error(await c.get("/v1/collections"), 403)
 
 
+@pytest.mark.parametrize(
+    ("host", "origin", "ok"),
+    [
+        ("127.0.0.1@evil.com", None, False),
+        ("localhost#x", None, False),
+        ("127.0.0.1/x", None, False),
+        ("127.0.0.1?x", None, False),
+        ("evil.com@127.0.0.1", None, False),
+        ("127.0.0.1:8765:1", None, False),
+        ("::1", None, False),  # IPv6 only in brackets
+        ("", None, False),
+        ("127.0.0.1:8765", "http://127.0.0.1@evil.com", False),
+        ("127.0.0.1:8765", "http://localhost/x", False),
+        ("127.0.0.1:8765", "null", False),
+        ("127.0.0.1", None, True),
+        ("LOCALHOST:8765", None, True),
+        ("[::1]:8765", "http://[::1]:8765", True),
+        ("localhost", "https://127.0.0.1:3000", True),
+    ],
+)
+async def test_without_auth_host_and_origin_are_parsed_strictly(
+    searcher: Searcher, host: str, origin: str | None, ok: bool
+) -> None:
+    searcher.settings.server = searcher.settings.server.model_copy(update={"auth": False})
+    transport = httpx.ASGITransport(app=create_app(searcher=searcher, mcp=False))
+    headers = {"host": host, **({"origin": origin} if origin else {})}
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+        r = await c.get("/v1/collections", headers=headers)
+    if ok:
+        assert r.status_code == 200, r.text
+    else:
+        assert error(r, 403)["message"].startswith("without auth")
+
+
 async def test_a_tenant_writing_to_a_shared_collection_is_refused_first(
     client: httpx.AsyncClient,
 ) -> None:

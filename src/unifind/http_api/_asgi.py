@@ -11,7 +11,6 @@ import json
 import os
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import HTTPException
 
@@ -24,6 +23,11 @@ Message = dict[str, Any]
 #: ``max_json_bytes``: a search or a new collection has no reason to be megabytes.
 _UPLOADS = re.compile(r"^/v1/collections/[^/]+/(files|documents)/?$")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: RFC 9110 §7.2 Host = uri-host [ ":" port ]: a name or IPv4 address, or an IPv6 address
+#: in brackets. Anything else (``127.0.0.1@evil.com``, ``localhost#x``, ``127.0.0.1/x``) is
+#: no Host at all; a lenient URL parser would read the loopback part and let it through.
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
+_ORIGIN = re.compile(r"https?://(?P<host>[^/?#]*)")
 _JSON_POSTS = re.compile(r"^/v1/(search|fetch|collections(/[^/]+/documents)?)/?$")
 
 
@@ -121,9 +125,20 @@ def _local(headers: dict[bytes, bytes]) -> bool:
     """
     host = headers.get(b"host", b"").decode("latin-1")
     origin = headers.get(b"origin", b"").decode("latin-1")
-    if origin and urlsplit(origin).hostname not in _LOOPBACK:
-        return False
-    return urlsplit(f"//{host}").hostname in _LOOPBACK
+    if origin:
+        # RFC 6454 §7: scheme "://" host [ ":" port ], nothing after; "null" is no loopback.
+        m = _ORIGIN.fullmatch(origin.lower())
+        if m is None or _hostname(m["host"]) not in _LOOPBACK:
+            return False
+    return _hostname(host) in _LOOPBACK
+
+
+def _hostname(value: str) -> str | None:
+    """The host of a strict ``host[:port]`` value, lower-cased; None when it is anything else."""
+    m = _HOST.fullmatch(value)
+    if m is None:
+        return None
+    return (m["v6"] or m["name"]).lower()
 
 
 async def _send_error(send: Any, status: int, message: str) -> None:
