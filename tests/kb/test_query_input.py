@@ -66,3 +66,38 @@ def test_wrong_filter_types_are_input_errors(
             searcher.search_sync(req)
     finally:
         searcher.close()
+
+
+UNCOMPARABLE: list[tuple[Any, str]] = [
+    (2**80, "integers must fit in 64 bits"),
+    (-(2**63) - 1, "integers must fit in 64 bits"),
+    ([1, 2**64], "integers must fit in 64 bits"),
+    (float("nan"), "numbers must be finite"),
+    (float("-inf"), "numbers must be finite"),
+    ("x" * 4097, "at most 4096 characters"),
+    (list(range(1001)), "at most 1000 values"),
+]
+
+
+@pytest.mark.parametrize(("value", "message"), UNCOMPARABLE)
+def test_values_no_store_can_compare_are_input_errors(
+    kb: KnowledgeBase, home: Path, value: Any, message: str
+) -> None:
+    """2**80 failed every stage with OverflowError (an unavailable leg); NaN matched
+    nothing (a silent empty): both are refused before any stage runs."""
+    req = SearchRequest(type="kb", query="refunds", filters={"size": value})
+    with pytest.raises(InputError, match=f"filter 'size': .*{message}") as exc:
+        kb.search_sync(req)
+    assert exc.value.field == "sources.kb.filters"
+    searcher = Searcher(Settings(home=home))
+    try:
+        with pytest.raises(InputError, match=message):
+            searcher.search_sync(req)
+    finally:
+        searcher.close()
+
+
+def test_the_edges_of_what_is_comparable_still_search(kb: KnowledgeBase) -> None:
+    for value in (2**63 - 1, -(2**63), 1.5e308, "x" * 4096, list(range(1000))):
+        res = kb.search_sync(SearchRequest(type="kb", query="refunds", filters={"n": value}))
+        assert [r.status for r in res.reports] == [Status.OK, Status.OK] and res.items == ()
