@@ -262,6 +262,27 @@ def render(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def compare(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """Per part and type: each outcome's share before → after (same questions)."""
+    short = ("correct", "partial+note", "refused", "silent wrong", "wrong+note", "error")
+    lines = []
+    for part, types in after["table"].items():
+        old = before["table"].get(part, {})
+        lines += [f"\n{part}", f"| type | n | {' | '.join(short)} |",
+                  "|---" * (len(OUTCOMES) + 2) + "|"]  # fmt: skip
+        for t in (*TYPES, "all"):
+            a, b = types.get(t), old.get(t, {})
+            if not a:
+                continue
+            cells = [
+                f"{100 * b.get(o, 0) / max(1, b.get('n', 0)):.1f} → "
+                f"{100 * a.get(o, 0) / a['n']:.1f}"
+                for o in OUTCOMES
+            ]
+            lines.append(f"| {'**all**' if t == 'all' else t} | {a['n']} | {' | '.join(cells)} |")
+    return "\n".join(lines)
+
+
 def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     schemas = {s["db_id"]: s for s in json.loads((args.data / "tables.json").read_text("utf-8"))}
     questions = [
@@ -323,6 +344,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=CACHE / "records.jsonl",
                     help="per-question records (JSONL; gitignored)")  # fmt: skip
     ap.add_argument("--json", type=Path, help="also write the summary here")
+    ap.add_argument("--compare", type=Path, help="a summary JSON to show before → after")
     ap.add_argument("--verbose", action="store_true", help="print every miss")
     ap.add_argument("--progress", action="store_true", help="one line per database")
     args = ap.parse_args()
@@ -334,6 +356,8 @@ def main() -> int:
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     print(render(summary))
     print(f"{len(records)} runs in {summary['seconds']} s")
+    if args.compare:
+        print(compare(json.loads(args.compare.read_text(encoding="utf-8")), summary))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return 0
