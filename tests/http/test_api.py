@@ -45,15 +45,32 @@ async def test_references_on_request(client: httpx.AsyncClient) -> None:
     assert refs["prompt"]
 
 
-async def test_curl_form_content_type_is_read_as_json(client: httpx.AsyncClient) -> None:
-    # `curl -d '{...}'` sends application/x-www-form-urlencoded (the issue's own example).
-    r = await client.post(
-        "/v1/search",
-        content=b'{"query": "refunds"}',
-        headers={"content-type": "application/x-www-form-urlencoded"},
-    )
-    assert r.status_code == 200, r.text
-    assert r.json()["items"][0]["document_id"] == "refunds"
+#: A body for every JSON POST route (#18: /v1/ask refused what /v1/search took).
+CURL_BODIES = {
+    "/v1/search": b'{"query": "refunds"}',
+    "/v1/ask": b'{"message": "when are refunds paid?", "sources": {"kb": {}}}',
+    "/v1/fetch": b'{"url": "http://127.0.0.1:9/private"}',
+    "/v1/collections": b'{"name": "curl-notes", "embedder": "hash:64"}',
+    "/v1/collections/curl-notes/documents": b'[{"document_id": "d", "text": "refunds"}]',
+    "/v1/collections/curl-notes/crawl": b'{"url": "http://127.0.0.1:9/", "max_pages": 1}',
+}
+
+
+async def test_curl_form_content_type_is_read_as_json(client: httpx.AsyncClient, app: Any) -> None:
+    # `curl -d '{...}'` sends exactly this content type (the README's examples do that).
+    paths = app.openapi()["paths"]
+    posted = {p for p, ops in paths.items() if "post" in ops}
+    templated = {p.replace("/curl-notes/", "/{name}/") for p in CURL_BODIES}
+    assert posted == {*templated, "/v1/collections/{name}/files"}  # a new route needs a body here
+    for path, body in CURL_BODIES.items():
+        r = await client.post(
+            path, content=body, headers={"content-type": "application/x-www-form-urlencoded"}
+        )
+        assert r.status_code in (200, 201), (path, r.text)
+        if path == "/v1/search":
+            assert r.json()["items"][0]["document_id"] == "refunds"
+        if path == "/v1/ask":
+            assert "30 days" in r.json()["text"]
 
 
 async def test_fetch_reports_a_refused_target_as_data(client: httpx.AsyncClient) -> None:
