@@ -73,6 +73,18 @@ async def test_curl_form_content_type_is_read_as_json(client: httpx.AsyncClient,
             assert "30 days" in r.json()["text"]
 
 
+async def test_web_domain_options_take_tavily_and_exa_names(client: httpx.AsyncClient) -> None:
+    web = {"include_domains": "a.org", "exclude_domains": ["b.org"], "provider": "nope"}
+    r = await client.post("/v1/search", json={"query": "q", "sources": {"web": web}})
+    assert r.status_code == 400 and r.json()["error"]["field"] == "sources.web.provider"
+    clash = {"sites": ["a.org"], "include_domains": "b.org"}
+    r = await client.post("/v1/search", json={"query": "q", "sources": {"web": clash}})
+    err = r.json()["error"]
+    assert r.status_code == 422 and err["field"] == "sources.web", r.text
+    assert "'sites' and 'include_domains'" in err["message"]
+    assert "give one of them" in err["message"]
+
+
 async def test_fetch_reports_a_refused_target_as_data(client: httpx.AsyncClient) -> None:
     r = await client.post("/v1/fetch", json={"url": "http://127.0.0.1:9/private"})
     assert r.status_code == 200

@@ -39,6 +39,31 @@ def test_numbers_and_lists_may_come_as_text() -> None:
     assert inp.sources.kb is None  # naming a web option searches the web alone
 
 
+def test_tavily_and_exa_domain_names_are_read_as_ours() -> None:
+    args = {"query": "q", "include_domains": ["python.org"], "exclude_domains": "x.org"}
+    web = search_input(args)[0].sources.web
+    assert web is not None and (web.sites, web.exclude_sites) == (["python.org"], ["x.org"])
+    same = {"query": "q", "domains": "python.org", "include_domains": ["python.org"]}
+    assert search_input(same)[0].sources.web.sites == ["python.org"]  # type: ignore[union-attr]
+    raw = json.dumps({"web": {"include_domains": "a.org", "exclude_domains": ["b.org"]}})
+    web = search_input({"query": "q", "sources": raw})[0].sources.web
+    assert web is not None and (web.sites, web.exclude_sites) == (["a.org"], ["b.org"])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"query": "q", "domains": "a.org", "include_domains": "b.org"},
+        {"query": "q", "sites": "a.org", "include_domains": "b.org"},
+        {"query": "q", "exclude_domains": "a.org", "exclude_sites": ["b.org"]},
+    ],
+)
+def test_two_names_of_one_domain_argument_that_disagree_are_refused(args: dict[str, Any]) -> None:
+    with pytest.raises(ArgumentError, match="give one of them") as caught:
+        search_input(args)
+    assert caught.value.arg in args and caught.value.arg != "query"
+
+
 def test_per_leg_objects_merge_with_the_flat_options() -> None:
     raw = json.dumps({"kb": True, "web": {"provider": "brave"}, "db": False})
     inp, _ = search_input({"query": "q", "sources": raw, "time_range": "Week", "models": "orders"})

@@ -34,7 +34,7 @@ MAX_FETCH_URLS = 10
 _SOURCES_HINT = '["kb", "web", "db"] or {"kb": {"collections": ["docs"]}, "web": {}}'
 #: Names agents reach for out of habit, read as the argument they mean.
 ALIASES = {"limit": "max_results", "num_results": "max_results", "sites": "domains", "q": "query",
-           "exclude_sites": "exclude_domains"}  # fmt: skip
+           "exclude_sites": "exclude_domains", "include_domains": "domains"}  # fmt: skip
 #: The text budget of a tool result (characters): ~5k tokens, far under the 25k-token cap
 #: some clients put on a tool result (Claude Code's MAX_MCP_OUTPUT_TOKENS default).
 DEFAULT_MAX_CHARS = 20_000
@@ -64,12 +64,18 @@ class ArgumentError(InputError):
 def known(args: Mapping[str, Any] | None, names: Sequence[str]) -> dict[str, Any]:
     """``args`` with aliases resolved; an unknown argument is refused, listing the valid ones."""
     out: dict[str, Any] = {}
+    given: dict[str, str] = {}  # argument → the key it came as (itself or an alias)
     for key, value in (args or {}).items():
         name = ALIASES.get(key, key) if ALIASES.get(key) in names else key
         if name not in names:
             raise ArgumentError(key, "no such argument", ", ".join(names))
-        if value is not None:
-            out[name] = value
+        if value is None:
+            continue
+        if name in out and _as_list(out[name]) != _as_list(value):
+            # Two names for one argument that disagree: refuse rather than let one win.
+            problem = f"`{given[name]}` is given too, with another value; give one of them"
+            raise ArgumentError(key, problem, f"`{name}` alone")
+        out[name], given[name] = value, key
     return out
 
 

@@ -35,6 +35,30 @@ def _as_list(v: Any) -> Any:
     return v
 
 
+#: Other search APIs' names for a web option (Tavily, Exa: ``include_domains``) → ours.
+WEB_ALIASES = {"include_domains": "sites", "domains": "sites", "exclude_domains": "exclude_sites"}
+
+
+def fold_aliases(data: Any, aliases: dict[str, str]) -> Any:
+    """``data`` with each alias renamed to its field; an alias and its field (or two aliases
+    of one field) given with different values is refused rather than one silently winning."""
+    if not isinstance(data, dict) or not aliases.keys() & data.keys():
+        return data
+    out = {k: v for k, v in data.items() if k not in aliases}
+    named = {f: f for f in aliases.values() if f in data}
+    for alias, field in aliases.items():
+        if alias not in data:
+            continue
+        if field in out and _as_list(out[field]) != _as_list(data[alias]):
+            raise ValueError(
+                f"{named[field]!r} and {alias!r} name the same option ({field}) with different "
+                "values: give one of them"
+            )
+        out.setdefault(field, data[alias])
+        named.setdefault(field, alias)
+    return out
+
+
 class _In(BaseModel):
     # Attribute docstrings become field descriptions in JSON Schema (OpenAPI, MCP tools).
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
@@ -64,9 +88,10 @@ class WebSource(_In):
     provider: str | None = None
     """Pin a provider (``tavily``, ``duckduckgo``, ...); resolved automatically when omitted."""
     sites: list[str] | None = None
-    """Only these domains (``docs.python.org``, wildcards like ``*.gov``); subdomains included."""
+    """Only these domains (``docs.python.org``, wildcards like ``*.gov``); subdomains included.
+    Also read as ``include_domains`` or ``domains`` (Tavily's and Exa's names)."""
     exclude_sites: list[str] | None = None
-    """Leave out these domains (same forms as ``sites``)."""
+    """Leave out these domains (same forms as ``sites``); also read as ``exclude_domains``."""
     time_range: Literal["day", "week", "month", "year"] | None = None
     start_date: date | None = None
     """Only results published on or after this day (``YYYY-MM-DD``)."""
@@ -84,6 +109,11 @@ class WebSource(_In):
     engine: str | None = None
 
     _lists = field_validator("sites", "exclude_sites", mode="before")(_as_list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _domain_aliases(cls, data: Any) -> Any:
+        return fold_aliases(data, WEB_ALIASES)
 
     @model_validator(mode="after")
     def _dates_agree(self) -> WebSource:
