@@ -260,9 +260,10 @@ def test_documents_carry_text_terms_vectors_and_metadata(
     run(store, [corpus], embedder, metadata={"team": "support"})
     stored = store.doc(str((corpus / "guide.md").resolve()))
     doc, (only,) = stored.doc, stored.chunks
-    assert (doc.title, doc.mime, doc.source) == ("Warranty", "text/markdown", doc.document_id)
+    # The id is the server's path; callers are shown the path below what was ingested.
+    assert (doc.title, doc.mime, doc.source) == ("Warranty", "text/markdown", "corpus/guide.md")
     assert doc.metadata == {
-        "path": doc.document_id, "mime": "text/markdown", "lang": "en", "team": "support",
+        "path": "corpus/guide.md", "mime": "text/markdown", "lang": "en", "team": "support",
     }  # fmt: skip
     assert doc.text_chars == len(only.text) == only.end - only.start
     assert only.text.startswith("# Warranty")
@@ -320,9 +321,36 @@ def test_embedder_batches_span_documents(store: MemoryStore, tmp_path: Path) -> 
     embedder = RecordingEmbedder()
     for i in range(5):
         (tmp_path / f"d{i}.txt").write_text(f"Document number {i} about refunds.")
-    report = run(store, [tmp_path], embedder, batch_size=2)
+    report = ingest_files(store, "docs", [tmp_path], analyzer=AUTO, embedder=embedder,
+                          batch_size=2)  # fmt: skip
     assert report.added == 5
     assert [len(c) for c in embedder.calls] == [2, 2, 1]
+
+
+def test_progress_advances_per_file_as_each_is_written(store: MemoryStore, tmp_path: Path) -> None:
+    """A progress bar moves as each file is done, not at 0/N until a batch fills (#18)."""
+    events: list[str] = []
+
+    class Logged(RecordingEmbedder):
+        def embed_documents(self, texts: Sequence[str]) -> Vectors:
+            events.extend(f"embed {t.split()[0]}" for t in texts)  # the title: the stem
+            return super().embed_documents(texts)
+
+    for i in range(3):
+        (tmp_path / f"d{i}.txt").write_text(f"Document {i} about refunds.")
+    (tmp_path / "d1b.txt").write_text("Document 1b about refunds.")
+
+    def progress(o: FileOutcome) -> None:
+        events.append(f"{o.status} {Path(o.path).name}")
+        assert len(store.docs) == sum(e.startswith("added") for e in events)  # written first
+
+    report = ingest_files(store, "docs", [tmp_path], analyzer=AUTO, embedder=Logged(),
+                          progress=progress)  # fmt: skip
+    assert report.added == 4
+    assert events == [
+        "embed d0", "added d0.txt", "embed d1", "added d1.txt",
+        "embed d1b", "added d1b.txt", "embed d2", "added d2.txt",
+    ]  # fmt: skip
 
 
 def test_long_document_embeds_in_batch_sized_calls(store: MemoryStore, tmp_path: Path) -> None:

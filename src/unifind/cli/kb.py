@@ -22,7 +22,7 @@ from unifind.errors import InputError, UnknownName
 from unifind.kb.acl import OPERATOR, Caller, acl_of
 from unifind.kb.base import CollectionInfo
 from unifind.kb.extract import supported_types
-from unifind.kb.ingest import FileOutcome, IngestReport, expand_paths
+from unifind.kb.ingest import FileOutcome, IngestReport, expand_paths, locate
 
 kb_app = typer.Typer(
     help="Knowledge-base collections: create, ingest, crawl, list, delete.", no_args_is_help=True
@@ -132,21 +132,28 @@ def ingest(
         list[str] | None,
         typer.Option(metavar="GLOB", help="Inside folders, leave out files matching (repeatable)."),
     ] = None,
+    sync: Annotated[
+        bool,
+        typer.Option(
+            "--sync",
+            help="Also remove the documents of files these folders no longer hold (or that "
+            "--include/--exclude now leave out); a file that fails to read is kept.",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Ingest files and URLs; a bad file or page is reported by name and the rest ingested.
 
     A URL is read by the SSRF-safe fetcher (PDFs included) and kept under its URL as id.
+    A file is shown by its path relative to what was given (handbook/refunds.md).
     """
-    from unifind.cli.kb_web import ingest_urls, select_files, split_urls
+    from unifind.cli.kb_web import ingest_urls, split_urls
 
     with friendly_errors(), _open() as kb:
         kb.collection(name, principal=_caller(kb))  # unknown → error listing the existing ones
         local, urls = split_urls(paths)
-        excluded = 0
-        if include or exclude:
-            local, excluded = select_files(local, include or [], exclude or [])
-        files, _missing = expand_paths(local)
+        found, _missing = expand_paths(local)
+        files = locate(local, found, include or (), exclude or ()).files
         with Progress(
             TextColumn("[bold]ingest[/bold]"),
             BarColumn(),
@@ -165,7 +172,10 @@ def ingest(
 
             report = IngestReport(())
             if local:
-                report = kb.ingest(name, local, progress=tick, principal=_caller(kb))
+                report = kb.ingest(
+                    name, local, progress=None if as_json else tick, principal=_caller(kb),
+                    include=include or (), exclude=exclude or (), sync=sync,
+                )  # fmt: skip
             if urls and not report.stopped:
                 fetched = ingest_urls(kb, name, urls, allow_private=allow_private, tick=tick)
                 report = replace(report, outcomes=report.outcomes + tuple(fetched))
@@ -174,13 +184,24 @@ def ingest(
     if as_json:
         outcomes = [asdict(o) for o in report.outcomes]
         stop = {"stopped": report.stopped, "not_tried": list(report.not_tried)}
-        print_json({"outcomes": outcomes, **_counts(report), "excluded": excluded, **stop})
+        print_json({"outcomes": outcomes, **_counts(report), "excluded": report.excluded,
+                    "removed": len(report.removed), "removed_documents": list(report.removed),
+                    **stop})  # fmt: skip
     else:
         _print_report(report)
-        if excluded:
-            console.print(f"left out {plural(excluded, 'file')} by --include/--exclude")
+        if report.excluded:
+            console.print(f"left out {plural(report.excluded, 'file')} by --include/--exclude")
+        if sync:
+            _print_removed(report)
     if report.failed or report.stopped:
         raise typer.Exit(1)
+
+
+def _print_removed(report: IngestReport) -> None:
+    for doc in report.removed:
+        console.print(f"[magenta]{'removed':>9}[/magenta]  {escape(doc)}")
+    note = " (not run: the batch stopped)" if report.stopped else ""
+    console.print(f"removed: {len(report.removed)}{note}")
 
 
 def _exists(kb: KnowledgeBase, name: str) -> bool:

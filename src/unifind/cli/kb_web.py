@@ -156,35 +156,3 @@ def crawl(
             console.print(f"[yellow]note:[/yellow] {escape(out.stopped)}")
     if out.failed:
         raise typer.Exit(1)
-
-
-def select_files(paths: list[str], include: list[str], exclude: list[str]) -> tuple[list[str], int]:
-    """Folders expanded to their files, kept by ``--include``/``--exclude`` globs matched
-    against each file's name and its path below the folder; named files are kept as named.
-    Returns the paths to ingest and how many were left out."""
-    from fnmatch import fnmatchcase
-    from pathlib import Path
-
-    from unifind.kb.extract import SUPPORTED
-    from unifind.kb.ingest import expand_paths
-
-    def hit(rel: str, globs: list[str]) -> bool:
-        name = rel.rsplit("/", 1)[-1]
-        return any(fnmatchcase(rel, g) or fnmatchcase(name, g) for g in globs)
-
-    out: list[str] = []
-    left_out = 0
-    for raw in paths:
-        top = Path(raw).expanduser()
-        if not top.is_dir():
-            out.append(raw)
-            continue
-        files, _ = expand_paths([top], supported=SUPPORTED)
-        base = top.resolve()
-        for f in files:
-            rel = f.relative_to(base).as_posix() if f.is_relative_to(base) else f.name
-            if (include and not hit(rel, include)) or hit(rel, exclude):
-                left_out += 1
-            else:
-                out.append(str(f))
-    return out, left_out

@@ -61,6 +61,11 @@ class IngestReport:
     """Why the batch stopped before its end (the disk is full); None when it ran through."""
     not_tried: tuple[str, ...] = ()
     """The files never tried because the batch stopped."""
+    excluded: int = 0
+    """Files inside the folders left out by the ``include``/``exclude`` globs."""
+    removed: tuple[str, ...] = ()
+    """With ``sync``: the documents removed because their folder no longer holds their
+    file (or the globs now leave it out), by the names callers see."""
 
     def _count(self, status: Status) -> int:
         return sum(1 for o in self.outcomes if o.status == status)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from unifind.errors import InputError
 from unifind.kb import graph
+from unifind.kb._names import shown_id
 from unifind.kb.base import Hit
 
 if TYPE_CHECKING:
@@ -80,7 +81,8 @@ def explore(kb: KnowledgeBase, collection: str, entity: str, *, limit: int = 10)
             continue
         counts.update(set(graph.entities(f"{rec.title}\n{rec.text}")) - set(names))
         chunks.append(
-            {"chunk_id": rec.chunk_id, "document_id": rec.document_id, "title": rec.title,
+            {"chunk_id": rec.chunk_id, "title": rec.title,
+             "document_id": shown_id(rec.document_id, rec.source),
              "score": round(h.score, 4), "text": rec.text}
         )  # fmt: skip
     neighbours = [{"name": e, "chunks": n} for e, n in counts.most_common(limit)]

@@ -16,8 +16,8 @@ import itertools
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +35,19 @@ from unifind.kb._files import (
     expand_paths,
     read_regular,
 )
+from unifind.kb._names import locate, sync_removed
 from unifind.kb.base import ChunkIn, DocumentIn, KBStore
 from unifind.kb.chunk import Span, chunk
 from unifind.kb.extract import SUPPORTED, Extracted, ExtractError, extract_bytes, extract_text
 
-__all__ = ["FileOutcome", "IngestReport", "expand_paths", "ingest_files", "ingest_text"]
+__all__ = [
+    "FileOutcome", "IngestReport", "expand_paths", "ingest_files", "ingest_text", "locate",
+]  # fmt: skip
 
 #: Part of every content hash: bump it when extraction or chunking changes what the same
 #: bytes produce, so the next ingest re-indexes instead of calling old chunks unchanged.
-INGEST_VERSION = "1"
+#: "2": a file's source is its relative name, no longer the server's absolute path.
+INGEST_VERSION = "2"
 
 _BATCH = 32  # texts per embedder call, as sentence-transformers' encode() defaults to
 
@@ -69,19 +73,31 @@ def ingest_files(
     document_id: Callable[[Path], str] | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     source: Callable[[Path], str] | None = None,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    sync: bool = False,
 ) -> IngestReport:
     """Ingest files and folders into ``collection``; bad files are reported, not raised.
 
     A document's id is its resolved absolute path, unless ``document_id`` maps a path to
-    one, and its recorded source is the path unless ``source`` maps it (an upload's
-    client-side name, not the server's temporary file). ``progress`` is called with each
-    outcome as soon as it is known. Inside folders, only regular files of a supported type
-    are read, and links leading out are not followed. A file over ``max_file_bytes`` fails
-    unread. Raises only for bad input, before anything is read: an unknown collection, or
-    an analyser/embedder other than the collection's.
+    one, and its recorded source is its name relative to what was given (``kb._names``)
+    unless ``source`` maps it (an upload's client-side name). ``progress`` is called with
+    each file's outcome as soon as that file is written: with it, documents embed one by
+    one instead of in batches across documents. Inside folders, only regular files of a
+    supported type are read, those the ``include``/``exclude`` globs select, and links
+    leading out are not followed. A file over ``max_file_bytes`` fails unread. ``sync``
+    then removes the documents of files once ingested from inside the given folders that
+    they no longer hold (or that the globs now leave out); a file that failed is kept.
+    Raises only for bad input, before anything is read: an unknown collection, or an
+    analyser/embedder other than the collection's.
     """
     settings = _Settings.make(store, collection, analyzer, embedder, max_chars, overlap, metadata)
-    files, failures = expand_paths(paths, supported=SUPPORTED)
+    if sync and document_id is not None:
+        raise InputError("sync finds a folder's documents by their paths: drop document_id")
+    paths = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    found, failures = expand_paths(paths, supported=SUPPORTED)
+    located = locate(paths, found, include, exclude)
+    files = located.files
     outcomes: list[FileOutcome] = []
 
     def emit(outcome: FileOutcome) -> None:
@@ -96,8 +112,10 @@ def ingest_files(
     try:
         for path in files:
             doc_id = document_id(path) if document_id else str(path)
-            where = source(path) if source else str(path)
+            where = source(path) if source else located.names[path]
             _ingest_one_file(settings, writer, path, doc_id, max_file_bytes, where)
+            if progress is not None:
+                writer.flush()  # the bar moves per file, not per embedding batch
         writer.flush()
     except _DiskFull as exc:
         stopped = str(exc)
@@ -105,7 +123,11 @@ def ingest_files(
     outcomes.sort(key=lambda o: (o.document_id is not None, order.get(o.path, -1)))
     done = {o.path for o in outcomes}
     not_tried = tuple(str(p) for p in files if str(p) not in done)
-    return IngestReport(tuple(outcomes), stopped, not_tried if stopped else ())
+    removed: tuple[str, ...] = ()
+    if sync and not stopped:  # a stopped batch never looked at every file
+        removed = sync_removed(store, collection, located, outcomes)
+    report = IngestReport(tuple(outcomes), stopped, not_tried if stopped else ())
+    return replace(report, excluded=located.excluded, removed=removed)
 
 
 def ingest_text(

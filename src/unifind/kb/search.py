@@ -16,6 +16,7 @@ from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable, Source
 from unifind.kb import _graphq
 from unifind.kb._feedback import refine
 from unifind.kb._filters import check_filters
+from unifind.kb._names import shown_id
 from unifind.kb._rank import Key, Run, depth_for, tiered
 from unifind.kb.base import ChunkRecord, CollectionInfo, Hit
 from unifind.kb.graph import query_terms
@@ -371,9 +372,10 @@ def _items(
         url = rec.source if rec.source.startswith(("http://", "https://")) else None
         meta = {**rec.metadata, "source": rec.source} if rec.source else dict(rec.metadata)
         meta["chunk"] = rec.ordinal + 1
+        shown = shown_id(rec.document_id, rec.source)  # never the server's absolute path
         title = rec.title
         if per_doc[(rec.collection, rec.document_id)] > 1:  # two hits, one title: say which
-            title = f"{rec.title or rec.document_id} (chunk {rec.ordinal + 1})"
+            title = f"{rec.title or shown} (chunk {rec.ordinal + 1})"
         items.append(
             Item(
                 type="kb",
@@ -383,7 +385,7 @@ def _items(
                 source=req.source,
                 weight=req.effective_weight,
                 url=url,
-                document_id=rec.document_id,
+                document_id=shown,
                 collection=rec.collection,
                 chunk_id=rec.chunk_id,
                 span=(rec.start, rec.end),

@@ -27,7 +27,7 @@ in its metadata under ``"acl"`` (``{"tenant", "roles", "users"}``), so every sto
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -37,6 +37,7 @@ from unifind.analysis import get_analyzer
 from unifind.config import Settings, load_settings
 from unifind.embed.base import Embedder, Reranker, resolve_embedder, resolve_reranker
 from unifind.errors import EmbedderMismatch, Forbidden, InputError, SourceError, UnknownName
+from unifind.kb._names import find_shown
 from unifind.kb._sync import LoopThread
 from unifind.kb.acl import ACL_KEY, OPERATOR, Caller, acl_of, can_change, can_see, make_acl
 from unifind.kb.acl import tenant_of as _tenant_of
@@ -265,10 +266,14 @@ class KnowledgeBase:
             return self.store.list_documents(name, limit=limit, offset=offset)
 
     def remove(self, name: str, document_id: str, *, principal: Caller = None) -> bool:
-        """Delete one document; False when it wasn't there."""
+        """Delete one document, by its id or the name it is shown by (a file's path relative
+        to what was ingested, ``kb._names``); False when it wasn't there."""
         self._info(name, principal, change=True)
         with self._scoped(principal):
-            return self.store.delete_document(name, document_id)
+            if self.store.delete_document(name, document_id):
+                return True
+            full = find_shown(self.store, name, document_id)
+            return full is not None and self.store.delete_document(name, full)
 
     # -- ingest ------------------------------------------------------------------------
 
@@ -281,13 +286,18 @@ class KnowledgeBase:
         progress: Callable[[FileOutcome], None] | None = None,
         document_id: Callable[[Path], str] | None = None,
         source: Callable[[Path], str] | None = None,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        sync: bool = False,
         principal: Caller = None,
     ) -> IngestReport:
         """Ingest files and folders; bad files are reported, the rest ingested.
 
-        A document's id and recorded source are its absolute path unless ``document_id``
-        and ``source`` map a path to others (uploads: the client's file name, not a
-        temporary path).
+        A document's id is its absolute path and its recorded source the path relative to
+        what was given, unless ``document_id`` and ``source`` map a path to others
+        (uploads: the client's file name, not a temporary path). Inside folders only files
+        the ``include``/``exclude`` globs select are read; ``sync`` removes the documents
+        of files the folders no longer hold (see :func:`~unifind.kb.ingest.ingest_files`).
         """
         info = self._info(name, principal, change=True)
         with self._scoped(principal):
@@ -304,6 +314,9 @@ class KnowledgeBase:
                 document_id=document_id,
                 max_file_bytes=self.settings.kb.max_file_bytes,
                 source=source,
+                include=include,
+                exclude=exclude,
+                sync=sync,
             )
 
     def ingest_text(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from unifind.errors import InputError
+from unifind.kb._names import shown_id
 from unifind.kb.base import CollectionInfo
 from unifind.kb.ingest import FileOutcome, IngestReport
 from unifind.ops._crawl import Crawler, CrawlPage
@@ -77,8 +78,13 @@ class KBOps:
         docs = self._kb.documents(
             name, limit=limit, offset=offset, principal=self._principal(principal)
         )
+        # Callers see a file by its name relative to what was ingested, never the server's
+        # absolute path (kb._names); remove() takes that name back.
         return [
-            DocumentOut(**{k: v for k, v in asdict(d).items() if k != "collection"}) for d in docs
+            DocumentOut(
+                **{k: v for k, v in asdict(d).items() if k != "collection"},
+            ).model_copy(update={"document_id": shown_id(d.document_id, d.source)})
+            for d in docs
         ]
 
     def remove(self, name: str, document_id: str, *, principal: Principal | None = None) -> bool:
