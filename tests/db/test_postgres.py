@@ -21,6 +21,7 @@ import yaml
 from unifind.db.demo import DEMO_MODELS_YAML, load_demo
 from unifind.db.execute import make_engine
 from unifind.db.leg import DBLeg
+from unifind.errors import InputError
 from unifind.types import Principal, Reason, SearchRequest, Status
 
 pytestmark = pytest.mark.postgres
@@ -163,3 +164,27 @@ async def test_tenants_and_injection_on_postgres(pg: tuple[str, str]) -> None:
         assert {int(i.record_id or 0) for i in res.items} <= set(acme)
     assert len(pg_ids(dsn, schema, "SELECT id FROM orders")) == 160
     leg.close()
+
+
+async def test_offsets_past_bigint_and_empty_answers_on_postgres(pg: tuple[str, str]) -> None:
+    # Issue #18: PostgreSQL's OFFSET is a bigint; past it the request is refused by name,
+    # at it the query runs, and an emptying condition is named with the column's range.
+    dsn, schema = pg
+    leg = DBLeg(dsn, models_in(schema))
+    try:
+        with pytest.raises(InputError, match=r"offset 1000.* give 0 to 9223372036854775807"):
+            await leg.search(SearchRequest(type="db", query="products", offset=10**30))
+        top = SearchRequest(type="db", query="products", models=("products",), offset=2**63 - 1)
+        at_max = await leg.search(top)
+        assert at_max.reports[0].status is Status.OK and at_max.items == ()
+        res = await leg.search(
+            SearchRequest(type="db", query="cheapest 5 laptops under 000 in stock")
+        )
+        rest = len(pg_ids(dsn, schema, "SELECT id FROM products WHERE category = 'laptop' "
+                                       "AND availability = 'in_stock'"))  # fmt: skip
+        low, high = sorted(pg_ids(dsn, schema, "SELECT min(price)::int FROM products UNION ALL "
+                                               "SELECT max(price)::int FROM products"))  # fmt: skip
+        assert (f"no products with price < 0 (price runs from {low:,} to {high:,}); "
+                f"without that condition: {rest}") in res.notes  # fmt: skip
+    finally:
+        leg.close()

@@ -108,7 +108,7 @@ def parse_dsl(data: dict[str, Any] | QueryDSL) -> QueryDSL:
         return data
     if not isinstance(data, dict):
         raise InputError(f"a QueryDSL must be a JSON object, got {type(data).__name__}")
-    _check_shape(data, 0)
+    _check_shape(data, 0, "dsl")
     try:
         return QueryDSL.model_validate(_normalise(data))
     except ValidationError as exc:
@@ -121,18 +121,19 @@ def parse_dsl(data: dict[str, Any] | QueryDSL) -> QueryDSL:
         ) from exc
 
 
-def _check_shape(node: Any, depth: int) -> None:
+def _check_shape(node: Any, depth: int, path: str) -> None:
     """Refuse deep nesting and huge integers before parsing (RecursionError, OverflowError)."""
     if depth > 2 * MAX_NESTING + 4:
         raise InputError(f"QueryDSL nested deeper than {MAX_NESTING} levels of wheres")
     if isinstance(node, dict):
-        for v in node.values():
-            _check_shape(v, depth + 1)
+        for k, v in node.items():
+            _check_shape(v, depth + 1, f"{path}.{k}")
     elif isinstance(node, list | tuple):
-        for v in node:
-            _check_shape(v, depth + 1)
+        for i, v in enumerate(node):
+            _check_shape(v, depth + 1, f"{path}[{i}]")
     elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > MAX_INT:
-        raise InputError(f"integer {str(node)[:20]}... is out of range (at most 64 bits)")
+        raise InputError(f"{path}: integer {str(node)[:20]}... is out of range: "
+                         f"give -{MAX_INT} to {MAX_INT} (64 bits)")  # fmt: skip
     elif isinstance(node, float) and (node != node or abs(node) == float("inf")):
         raise InputError("QueryDSL numbers must be finite")
 

@@ -11,6 +11,11 @@ A model with permission columns and no principal is reported ``degraded/forbidde
 ``skipped``: rows were asked for and withheld, so the overall status must not read ``ok``
 (a caller whose auth wiring is missing should notice, not get a quiet empty list), and
 ``skipped`` means the request itself excluded the backend (DESIGN §3).
+
+A row query that finds nothing stays ``ok`` but says why (``db._empty``: which condition
+left nothing, counted without it). Integers the database can't bind (past 64 bits signed)
+are refused: a request's ``offset`` or DSL value as InputError naming it, a number read
+from the question as that model's ``degraded/error`` report.
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from unifind.config import Settings
+from unifind.db._empty import why_empty
 from unifind.db.compile import compile_select, render
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML
-from unifind.db.dsl import QueryDSL, combine, parse_dsl, validate_dsl
+from unifind.db.dsl import MAX_INT, QueryDSL, combine, parse_dsl, validate_dsl
 from unifind.db.execute import Executor, make_engine, missing_sqlite_file, source_error
 from unifind.db.generate._scan import normalise, phrase_pattern
 from unifind.db.generate.base import GenerationError, Generator, check_uses, resolve_generator
@@ -146,6 +152,7 @@ class DBLeg:
         uses = req.uses or self.generator
         check_uses(uses)
         preset = parse_dsl(req.dsl) if req.dsl else None
+        _check_offset(req.offset, preset.offset if preset is not None else None)
         try:
             models = await self.models()
         except (SourceError, ConfigError, TimeoutError, sa.exc.SQLAlchemyError) as exc:
@@ -179,10 +186,21 @@ class DBLeg:
         try:
             table = sql_table(model)
             permission = permission_clause(model, table, principal)
-            gen = await generator.generate(req.query, model, strict=strict)
+            try:
+                gen = await generator.generate(req.query, model, strict=strict)
+            except InputError as exc:
+                # The request was valid; what the question became was not (a number out of
+                # the column's range): this model is not searched, and says so.
+                raise GenerationError(
+                    f"the question gives no valid query: {exc}", Reason.ERROR
+                ) from exc
             dsl = validate_dsl(combine(preset, gen.dsl), model)
             run.dsl, run.notes = dsl.to_dict(), list(gen.notes)
             limit = min(dsl.limit or req.limit, req.limit, self.row_cap)
+            if req.offset + (dsl.offset or 0) > MAX_INT:
+                raise GenerationError(f"offset {req.offset} + the query's {dsl.offset} is past "
+                                      f"the database's integer range (at most {MAX_INT})",
+                                      Reason.ERROR)  # fmt: skip
             compiled = compile_select(dsl, model, permission=permission, limit=limit,
                                       offset=req.offset, table=table)  # fmt: skip
             executor = self._get_executor()
@@ -212,9 +230,42 @@ class DBLeg:
         note = f"generator {uses_name(generator)}"
         if (dsl.limit or 0) > self.row_cap:
             note += f"; limit {dsl.limit} capped at row_cap {self.row_cap}"
+        if not rows and not gen.off_topic and not dsl.aggregates:
+            why = await self._why_empty(model, table, permission, dsl, req)
+            run.notes += why
+            note = "; ".join([note, *why])
         run.report = LegReport(leg="db", backend=model.name, status=Status.OK,
                                hits=len(rows), took_ms=_ms(t0), note=note)  # fmt: skip
         return run
+
+    async def _why_empty(
+        self,
+        model: Model,
+        table: sa.TableClause,
+        permission: Any,
+        dsl: QueryDSL,
+        req: SearchRequest,
+    ) -> list[str]:
+        """What left the rows empty (see ``db._empty``); a failed probe is said, not raised."""
+        executor = self._get_executor()
+
+        async def fetch(stmt: sa.Select[Any]) -> list[dict[str, Any]]:
+            return await executor.fetch(stmt, timeout_s=req.timeout_s)
+
+        offset = req.offset + (dsl.offset or 0)
+        try:
+            return await why_empty(fetch, model, table, permission, dsl.wheres, offset)
+        except SourceError as exc:
+            return [f"why {model.name} has no rows was not checked: {exc}"]
+
+
+def _check_offset(offset: int, dsl_offset: int | None) -> None:
+    """An offset the database can't bind (64-bit signed) is the caller's to fix."""
+    if offset > MAX_INT:
+        raise InputError(f"offset {str(offset)[:24]} is out of range: give 0 to {MAX_INT}")
+    if dsl_offset is not None and offset + dsl_offset > MAX_INT:
+        raise InputError(f"offset + dsl.offset ({offset} + {dsl_offset}) is out of range: "
+                         f"together they may be at most {MAX_INT}")  # fmt: skip
 
 
 class _Run:
