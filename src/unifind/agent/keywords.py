@@ -12,7 +12,7 @@ from collections import Counter
 
 from unifind.agent._host import own_turn
 from unifind.agent._normalise import normalise
-from unifind.analysis import ENGLISH_STOPWORDS, _jieba_tokenizer
+from unifind.analysis import ENGLISH_STOPWORDS, _segmenter
 
 #: Lucene's list plus the words questions are made of ("what is our ..."), which a
 #: lexical index finds everywhere and a web provider ignores anyway.
@@ -196,7 +196,9 @@ def keywords(message: str, *, limit: int = 8) -> list[str]:
         if not piece:
             continue
         if _HAN_RUN.fullmatch(piece):
-            order.extend(w for w in _jieba_tokenizer().lcut(piece) if _keep_zh(w))
+            # A message's run is short: read from the on-disk dictionary, not loaded whole
+            # (the same words; unifind.analysis._segmenter).
+            order.extend(w for w in _segmenter(len(piece)).lcut(piece) if _keep_zh(w))
         else:
             order.extend(w for w in _WORD.findall(piece) if _keep_en(w))
     counts = Counter(w.lower() for w in order)

@@ -21,6 +21,7 @@ from unifind.agent._dbwords import db_vocabulary as db_vocabulary
 from unifind.agent._dbwords import db_vocabulary_of as db_vocabulary_of
 from unifind.agent._dbwords import db_weak_of as db_weak_of
 from unifind.agent._dbwords import row_words as row_words
+from unifind.agent._kbcache import KBCache, Read, Terms, doc_key, key, terms_key
 from unifind.agent._normalise import common_words
 from unifind.agent._sections import _NOISE as _SALIENT_NOISE
 from unifind.agent._sections import Section, sections
@@ -46,7 +47,8 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     names: list[str] = []
     secs: list[Section] = []
     counted: list[dict[str, int]] = []
-    versions: list[tuple[str, str, str]] = []
+    versions: list[str] = []
+    cache = KBCache(searcher.settings.home)
     try:
         who = searcher.settings.principal
         for info in searcher.kb.collections(principal=who):
@@ -55,42 +57,44 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
             names.append(info.name)
             docs = searcher.kb.documents(info.name, limit=_DOCS_PER_COLLECTION, principal=who)
             names.extend(_stem(d.title or d.document_id) for d in docs)
-            read = [_sections_of(searcher, info.name, d) for d in docs]
-            versions.extend((info.name, d.document_id, d.content_hash) for d in docs)
+            keys = [doc_key(searcher.settings.kb.store, info, d) for d in docs]
+            read = [
+                _sections_of(searcher, info.name, d, k, cache)
+                for d, k in zip(docs, keys, strict=True)
+            ]
+            versions.extend(keys)
             secs.extend(s for found, _ in read for s in found)
             counted.extend(c for _, c in read)
     except Exception as exc:
         notes.append(f"kb collections unreadable for intent: {type(exc).__name__}: {exc}")
-    vocab = db_vocabulary(declared.values(), kb_words_of(names))
+    vocab = db_vocabulary(declared.values(), _names_words(names, cache))
     # A heading word that is a column's or a model's ("Delivery times and costs") is the
     # database's word still: a title says what a document is about, a heading less so.
     theirs = vocab.db | vocab.db_attrs | vocab.db_models
     kept = tuple((keys - theirs, every) for keys, every in secs if keys - theirs)
-    terms, specific, everyday = _kb_terms(tuple(versions), counted, theirs)
+    terms, specific, everyday = _kb_terms(terms_key(versions, theirs), counted, theirs, cache)
     return replace(vocab, kb_sections=kept, kb_terms=terms, kb_rare=specific,
                    kb_everyday=everyday), notes  # fmt: skip
 
 
 #: The KB's own words per (documents' versions, the DB's words): read once, not every ask.
-_KB_TERMS: dict[
-    tuple[object, ...], tuple[frozenset[str], frozenset[str], tuple[frozenset[str], ...]]
-] = {}
+_KB_TERMS: dict[str, Terms] = {}
 
 
-def _kb_terms(
-    versions: tuple[tuple[str, str, str], ...],
-    counted: list[dict[str, int]],
-    theirs: frozenset[str],
-) -> tuple[frozenset[str], frozenset[str], tuple[frozenset[str], ...]]:
+def _kb_terms(key: str, counted: list[dict[str, int]], theirs: frozenset[str],
+              cache: KBCache) -> Terms:  # fmt: skip
     """(salient terms, specific words, each document's everyday words) of the KB
-    (:mod:`unifind.agent._terms`), less the DB's words."""
-    key = (versions, theirs)
+    (:mod:`unifind.agent._terms`), less the DB's words; ``key`` names their versions."""
     if key not in _KB_TERMS:
         if len(_KB_TERMS) >= 64:
             _KB_TERMS.clear()
-        terms = _terms.salient(counted, common_words(), _SALIENT_NOISE) - theirs
-        specific, everyday = _terms.rare(counted, common_words(), _SALIENT_NOISE, _common_zh)
-        _KB_TERMS[key] = (terms, specific - theirs - terms, tuple(e - theirs for e in everyday))
+        found = cache.terms(key)
+        if found is None:
+            terms = _terms.salient(counted, common_words(), _SALIENT_NOISE) - theirs
+            specific, everyday = _terms.rare(counted, common_words(), _SALIENT_NOISE, _common_zh)
+            found = (terms, specific - theirs - terms, tuple(e - theirs for e in everyday))
+            cache.keep_terms(key, found)
+        _KB_TERMS[key] = found
     return _KB_TERMS[key]
 
 
@@ -100,9 +104,7 @@ _ZH_EVERYDAY_FREQ = 1000
 
 
 def _common_zh(word: str) -> bool:
-    from unifind.analysis import _jieba_tokenizer
-
-    tok = _jieba_tokenizer()
+    tok = _segmenter(0)  # a word's count: the on-disk dictionary answers without loading it
     tok.check_initialized()
     return int(tok.FREQ.get(word) or 0) > _ZH_EVERYDAY_FREQ
 
@@ -137,43 +139,70 @@ async def _sampled(leg: Any, declared: dict[str, Any], notes: list[str]) -> dict
 _DOCS_PER_COLLECTION = 200
 
 
-#: Sections per (collection, document, content hash): a document is read once per
-#: version, not on every ask.
-_SECTIONS: dict[tuple[str, str, str], tuple[tuple[Section, ...], dict[str, int]]] = {}
+#: Sections per document version (:func:`unifind.agent._kbcache.doc_key`): a document is
+#: read once per version, not on every ask, and kept on disk for the next process.
+_SECTIONS: dict[str, Read] = {}
 _SECTIONS_CAP = 20_000
 
 
-def _sections_of(
-    searcher: Searcher, collection: str, doc: Any
-) -> tuple[tuple[Section, ...], dict[str, int]]:
+def _sections_of(searcher: Searcher, collection: str, doc: Any, key: str, cache: KBCache) -> Read:
     """The sections of a stored document (:mod:`unifind.agent._sections`) and its words'
     counts (:mod:`unifind.agent._terms`); none from a store that can't export documents."""
-    key = (collection, doc.document_id, doc.content_hash)
     if key in _SECTIONS:
         return _SECTIONS[key]
-    export = getattr(getattr(searcher.kb, "store", None), "export_document", None)
-    found: tuple[Section, ...] = ()
-    counts: dict[str, int] = {}
-    if export is not None:
-        try:
-            got = export(collection, doc.document_id)
-        except Exception as exc:  # sections only add words; the titles still work
-            log.debug("no sections of %s: %s", doc.document_id, exc)
-            got = None
-        if got is not None:
-            text = "\n\n".join(c.text for c in sorted(got[1], key=lambda c: c.ordinal))
-            found = tuple(sections(text, _segments))
-            counts = _terms.counts(text, _segments)
+    kept = cache.read(key)
+    if kept is not None:
+        found, counts = kept
+    else:
+        found, counts = _read(searcher, collection, doc)
+        if found or counts:  # an unreadable document is tried again next time
+            cache.keep_read(key, (found, counts))
     if len(_SECTIONS) >= _SECTIONS_CAP:
         _SECTIONS.clear()
     _SECTIONS[key] = (found, counts)
     return found, counts
 
 
+def _read(searcher: Searcher, collection: str, doc: Any) -> Read:
+    export = getattr(getattr(searcher.kb, "store", None), "export_document", None)
+    if export is None:
+        return (), {}
+    try:
+        got = export(collection, doc.document_id)
+    except Exception as exc:  # sections only add words; the titles still work
+        log.debug("no sections of %s: %s", doc.document_id, exc)
+        return (), {}
+    if got is None:
+        return (), {}
+    text = "\n\n".join(c.text for c in sorted(got[1], key=lambda c: c.ordinal))
+    # A long text is segmented with the dictionary in memory, a short one from its copy
+    # on disk (unifind.analysis._segmenter): the same words either way.
+    segment = _segmenter(len(_HAN.findall(text))).lcut
+    return tuple(sections(text, segment)), _terms.counts(text, segment)
+
+
 def _stem(name: str) -> str:
     """``/path/to/refunds-and-returns.md`` → ``refunds-and-returns``."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     return base.rsplit(".", 1)[0] if "." in base[1:] else base
+
+
+#: Topic words per list of names (:func:`unifind.agent._kbcache.key` of the names).
+_NAMES: dict[str, frozenset[str]] = {}
+
+
+def _names_words(names: list[str], cache: KBCache) -> frozenset[str]:
+    """:func:`kb_words_of` ``names``, kept on disk: segmenting a Chinese title loads jieba."""
+    at = key("names", names)
+    if at not in _NAMES:
+        if len(_NAMES) >= 64:
+            _NAMES.clear()
+        words = cache.words(at)
+        if words is None:
+            words = kb_words_of(names)
+            cache.keep_words(at, words)
+        _NAMES[at] = words
+    return _NAMES[at]
 
 
 def kb_words_of(names: Iterable[str]) -> frozenset[str]:
@@ -201,10 +230,17 @@ def _kb_words(names: tuple[str, ...]) -> frozenset[str]:
 
 
 def _segments(run: str) -> list[str]:
-    from unifind.analysis import _jieba_tokenizer
-
-    words: list[str] = _jieba_tokenizer().lcut(run)
+    words: list[str] = _segmenter(len(run)).lcut(run)
     return words
+
+
+def _segmenter(han_chars: int) -> Any:
+    from unifind.analysis import _segmenter
+
+    return _segmenter(han_chars)
+
+
+_HAN = re.compile("[\u4e00-\u9fff]")
 
 
 _NAME_NOISE = frozenset(
