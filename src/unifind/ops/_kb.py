@@ -149,7 +149,8 @@ class KBOps:
             raise InputError("the web leg is not available in this build")
 
         async def fetch(page_url: str) -> Any:
-            return await leg.fetch(page_url, max_chars=2_000_000, provider="local")
+            return await leg.fetch(page_url, max_chars=2_000_000, provider="local",
+                                   fallback=False, stay_on_site=True)  # fmt: skip
 
         async def ingest(page_url: str, text: str, title: str) -> tuple[str, int, str | None]:
             doc = TextDocumentIn(document_id=page_url, text=text, title=title,

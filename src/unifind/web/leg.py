@@ -11,6 +11,7 @@ import asyncio
 import os
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -210,9 +211,14 @@ class WebLeg:
         fallback: bool | None = None,
         timeout_s: float | None = None,
         start_char: int = 0,
+        stay_on_site: bool = False,
     ) -> FetchResult:
         """Readable text of ``url`` from ``start_char``, capped at ``max_chars`` with the
-        overflow counted and the next page's start given."""
+        overflow counted and the next page's start given.
+
+        ``stay_on_site``: a redirect to another site (``urls.site_of``) is not followed but
+        fails the fetch with ``forbidden`` and ``urls.OFF_SITE`` in its error. Only a fetcher
+        that follows redirects itself can honour it: the local one (a crawl pins it)."""
         if not url.startswith(("http://", "https://")):
             raise InputError(f"fetch needs an http(s) URL, got {url!r}")
         if max_chars < 1:
@@ -234,10 +240,13 @@ class WebLeg:
                 failed.append(report)
             note = _fallback_note(choice, report) if report else choice.note
             fetcher: Fetcher = self.fetchers.plug(choice.name)
+            config = self.fetchers.config(choice.name)
+            if stay_on_site:
+                config = replace(config, options={**config.options, "stay_on_site": True})
             page, report = await run_fetch(
                 fetcher,
                 url,
-                self.fetchers.config(choice.name),
+                config,
                 http=self.http,
                 suspensions=self.suspensions,
                 timeout_s=max(left, 0.001),

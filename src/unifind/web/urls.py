@@ -10,6 +10,8 @@ _WRAPPERS = {
     "www.google.com": ("/url", "q"),  # /url?q=<url>&sa=…
     "google.com": ("/url", "q"),
 }
+#: How a fetch asked to stay on its site says it was redirected elsewhere (see ops/_crawl.py).
+OFF_SITE = "redirected off the site"
 #: Tracking parameters that never change what a page is (utm_*: Google Analytics convention).
 _TRACKING = ("utm_", "fbclid", "gclid", "msclkid", "mc_cid", "mc_eid", "ref_src")
 
@@ -51,6 +53,33 @@ def canonical(url: str) -> str:
     path = parts.path.rstrip("/") or "/"
     # http and https copies of a page are one page for dedupe purposes.
     return urlunsplit(("https" if scheme in ("http", "https") else scheme, netloc, path, query, ""))
+
+
+def site_of(url: str) -> tuple[str, str, int] | None:
+    """The site a crawl stays on: scheme, host without a leading ``www.``, port (default
+    filled in); None for a URL without a usable host or port.
+
+    ``www.example.com`` and ``example.com`` count as one site: a site commonly redirects
+    one name to the other (the start page itself would otherwise be "off the site"), and
+    both names are the same registrant's. Any other subdomain, another scheme or another
+    port is another site, as for the browser's same-origin rule (RFC 6454 §4).
+    """
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower().rstrip(".")
+    if not host or scheme not in ("http", "https"):
+        return None
+    default = 443 if scheme == "https" else 80
+    return scheme, host.removeprefix("www."), port or default
+
+
+def same_site(url: str, other: str) -> bool:
+    """Both URLs are on one site (:func:`site_of`)."""
+    site = site_of(url)
+    return site is not None and site == site_of(other)
 
 
 def host_matches(url: str, sites: tuple[str, ...]) -> bool:

@@ -33,6 +33,7 @@ from unifind.types import Reason
 from unifind.web import ssrf
 from unifind.web.base import Fetcher
 from unifind.web.model import Page, PlugConfig
+from unifind.web.urls import OFF_SITE, same_site
 
 ACCEPT = (
     "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,"
@@ -54,8 +55,12 @@ class LocalFetcher(Fetcher):
     async def fetch(self, url: str, *, http: Http, config: PlugConfig) -> Page:
         allow_private = bool(config.options.get("allow_private", False))
         max_redirects = int(config.options.get("max_redirects", 5))
+        # A crawl asks for this: a redirect to another site is reported, never requested.
+        stay_on_site = bool(config.options.get("stay_on_site", False))
         current = url
         for _ in range(max_redirects + 1):
+            if stay_on_site and current != url and not same_site(url, current):
+                raise SourceError(Reason.FORBIDDEN, f"{OFF_SITE} to {current}: not followed")
             proxy = proxy_for(current)
             try:
                 reply = await http.send(await _request(current, allow_private, proxy))
