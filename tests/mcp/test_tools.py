@@ -128,7 +128,7 @@ def test_text_and_structured_content_stay_within_the_budget(budget: int) -> None
     shown = len(data["items"])
     assert len(text) <= budget
     assert len(json.dumps(data, ensure_ascii=False)) <= budget
-    assert 0 < shown < 60 or budget == 1_000
+    assert 0 < shown < 60  # a small budget shortens snippets before it drops whole items
     cut = data["truncated"]
     assert cut["omitted"] == 60 - shown and cut["last_omitted"] == "ref_060"
     assert cut["first_omitted"] == f"ref_{shown + 1:03d}"
@@ -138,11 +138,49 @@ def test_text_and_structured_content_stay_within_the_budget(budget: int) -> None
     assert [s["status"] for s in data["sources"]] == ["ok", "disabled"]
 
 
+def test_snippets_are_shortened_before_whole_items_are_cut() -> None:
+    text, data = search_result(_output(8, 900), "q", 5_000)
+    assert [i["citation_id"] for i in data["items"]][:5] == [f"ref_00{n}" for n in range(1, 6)]
+    cap = data["truncated"]["snippet_chars"]
+    assert 0 < cap < 900 and all(len(i["content"]) < 900 for i in data["items"])
+    assert f"[trimmed: result text shortened to {cap} characters each" in text
+    assert "[ref_001] Page 1 — https://e.org/1\n" + "x" * cap + " … [" in text
+
+
 def test_nothing_is_cut_when_everything_fits() -> None:
     text, data = search_result(_output(3, 100), "q", 20_000)
     assert "truncated" not in data and "[truncated" not in text
     assert [i["citation_id"] for i in data["items"]] == ["ref_001", "ref_002", "ref_003"]
     assert text.index("[ref_001] Page 1 — https://e.org/1") < text.index("Sources:")
+
+
+@pytest.fixture
+async def long_docs() -> AsyncIterator[Server[Any]]:
+    """A KB of eight long documents about refunds, each one chunk of ~1,400 characters."""
+    searcher = Searcher(load_settings(kb={"chunk_chars": 4_000}))
+    searcher.kb.create("docs", embedder=None)
+    for n in range(1, 9):
+        text = f"Refunds rule {n}: " + " ".join(f"clause{n}x{i}" for i in range(120))
+        searcher.kb.ingest_text("docs", text, document_id=f"rule-{n}", title=f"Refund rule {n}")
+    yield build_server(Operations(searcher))
+    await searcher.aclose()
+
+
+async def test_a_small_max_chars_still_shows_the_top_results(long_docs: Server[Any]) -> None:
+    async with Client(long_docs) as client:
+        res = await client.call_tool(
+            "search", {"query": "refunds rule", "max_results": 8, "max_chars": 1_000}
+        )
+    text, data = text_of(res), res.structured_content
+    assert not res.is_error and data is not None
+    assert len(text) <= 1_000 and len(json.dumps(data, ensure_ascii=False)) <= 1_000
+    shown = data["items"]
+    assert len(shown) >= 2, text  # ids, titles and where: nothing more fits in 1,000
+    for item in shown:
+        assert f"[{item['citation_id']}] {item['title']} — docs: {item['document_id']}" in text
+    assert shown[0]["citation_id"] == "ref_001"
+    assert "[trimmed: result text" in text and data["truncated"]["snippet_chars"] < 1_200
+    assert f"[truncated: {8 - len(shown)} more results" in text
 
 
 # -- in-band errors through a real (in-process) client session -----------------------------

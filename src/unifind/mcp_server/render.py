@@ -1,8 +1,9 @@
 """Operation outputs as a tool result: compact text for the model plus structured content.
 
-Both stay within the caller's size budget: items are cut from the end, whole, and the cut
-is announced (never silently). Every backend's report is always kept: an empty or short
-list must say why.
+Both stay within the caller's size budget: snippets are shortened first (down to none),
+so a small budget still shows the top results' ids, titles and where they are; only then
+are items cut from the end, whole. Every cut is announced (never silently). Every backend's
+report is always kept: an empty or short list must say why.
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ from unifind.ops import FetchOutput, SearchOutput, SourcesOutput
 
 #: A result's snippet is cut here so one long chunk can't crowd out the rest.
 SNIPPET_CHARS = 1_200
+#: Shorter snippet lengths tried, in turn, when the budget can't show the top results.
+_SNIPPET_STEPS = (SNIPPET_CHARS, 600, 300, 150, 60, 0)
+#: Results a budget should show before their snippets are kept longer (#18: a small
+#: max_chars used to show no result at all, every item cut whole).
+TOP_RESULTS = 5
+#: Room kept for what announces a cut: two lines of text, one structured field.
+_TEXT_RESERVE, _DATA_RESERVE = 300, 170
 #: Seconds to suggest before retrying a rate-limited backend whose wait is unknown; the
 #: web leg suspends a provider this long after an HTTP 429 without Retry-After.
 DEFAULT_RETRY_S = 60
@@ -77,13 +85,13 @@ def _report_data(r: LegReport) -> dict[str, Any]:
     return data
 
 
-def _item_text(item: Item) -> str:
+def _item_text(item: Item, cap: int = SNIPPET_CHARS) -> str:
     head = f"[{item.citation_id}] {item.title or '(untitled)'} — {_where(item)}"
-    body = clip(item.content, SNIPPET_CHARS) if item.content else ""
+    body = clip(item.content, cap) if item.content and cap else ""
     return f"{head}\n{body}\n" if body else f"{head}\n"
 
 
-def _item_data(item: Item) -> dict[str, Any]:
+def _item_data(item: Item, cap: int = SNIPPET_CHARS) -> dict[str, Any]:
     data = item.model_dump(
         mode="json",
         exclude_none=True,
@@ -92,8 +100,9 @@ def _item_data(item: Item) -> dict[str, Any]:
             "record_id", "score", "source", "data",
         },
     )  # fmt: skip
-    data["content"] = clip(item.content, SNIPPET_CHARS)
-    data["matched"] = [m.model_dump(mode="json") for m in item.matched]
+    if cap:  # at the last step (no snippets) only what names and locates the result stays
+        data["content"] = clip(item.content, cap)
+        data["matched"] = [m.model_dump(mode="json") for m in item.matched]
     return data
 
 
@@ -125,37 +134,63 @@ def search_result(out: SearchOutput, query: str, budget: int) -> tuple[str, dict
         "notes": list(out.notes),
         "items": [],
     }
-    body, shown = _fit(out.items, len(head) + len(tail), data, budget)
-    if shown < found:
-        cut = out.items[shown:]
-        span = f"{cut[0].citation_id}–{cut[-1].citation_id}" if len(cut) > 1 else cut[0].citation_id
+    body, shown, cap = _fit(out.items, len(head) + len(tail), data, budget)
+    cut: dict[str, Any] = {}
+    if cap < SNIPPET_CHARS and any(len(i.content) > cap for i in out.items[:shown]):
+        cut["snippet_chars"] = cap
         body += (
-            f"… [truncated: {len(cut)} more result{'s' if len(cut) > 1 else ''} ({span}) "
+            f"… [trimmed: result text shortened to {cap} characters each"
+            if cap
+            else "… [trimmed: result text left out"
+        ) + " to stay within max_chars; raise max_chars, or fetch a result's url]\n"
+    if shown < found:
+        left = out.items[shown:]
+        span = (
+            f"{left[0].citation_id}–{left[-1].citation_id}"
+            if len(left) > 1
+            else left[0].citation_id
+        )
+        body += (
+            f"… [truncated: {len(left)} more result{'s' if len(left) > 1 else ''} ({span}) "
             "not shown to stay within max_chars; raise max_chars or lower max_results]\n"
         )
-        data["truncated"] = {
-            "omitted": len(cut),
-            "first_omitted": cut[0].citation_id,
-            "last_omitted": cut[-1].citation_id,
-            "max_chars": budget,
-        }
+        cut.update(omitted=len(left), first_omitted=left[0].citation_id,
+                   last_omitted=left[-1].citation_id)  # fmt: skip
+    if cut:
+        data["truncated"] = {**cut, "max_chars": budget}
     return head + body + tail, data
 
 
-def _fit(items: list[Item], fixed: int, data: dict[str, Any], budget: int) -> tuple[str, int]:
-    """Add whole items while text and structured content both stay within ``budget``."""
-    # Room for the truncation line and the structured "truncated" field, if needed.
-    reserve = 200
-    body, size, shown = "", len(json.dumps(data, ensure_ascii=False)), 0
-    for item in items:
-        piece = _item_text(item) + "\n"
-        blob = _item_data(item)
-        grown = size + len(json.dumps(blob, ensure_ascii=False)) + 2
-        if fixed + len(body) + len(piece) + reserve > budget or grown + reserve > budget:
+def _fit(items: list[Item], fixed: int, data: dict[str, Any], budget: int) -> tuple[str, int, int]:
+    """Items within ``budget`` (text and structured content both): the longest snippets at
+    which the top results fit, then whole items from the end left out. Returns the text,
+    how many items it shows, and the snippet length used."""
+    want = min(len(items), TOP_RESULTS)
+    size = len(json.dumps(data, ensure_ascii=False))
+    for cap in _SNIPPET_STEPS:
+        body, blobs = _take(items, cap, fixed, size, budget)
+        if len(blobs) >= want:
             break
-        body, size, shown = body + piece, grown, shown + 1
-        data["items"].append(blob)
-    return body, shown
+    data["items"] = blobs
+    return body, len(blobs), cap
+
+
+def _take(
+    items: list[Item], cap: int, fixed: int, size: int, budget: int
+) -> tuple[str, list[dict[str, Any]]]:
+    """Whole items, snippets cut at ``cap``, while both forms stay within ``budget``."""
+    body, blobs = "", []
+    for item in items:
+        piece = _item_text(item, cap) + "\n"
+        blob = _item_data(item, cap)
+        grown = size + len(json.dumps(blob, ensure_ascii=False)) + 2
+        if fixed + len(body) + len(piece) + _TEXT_RESERVE > budget:
+            break
+        if grown + _DATA_RESERVE > budget:
+            break
+        body, size = body + piece, grown
+        blobs.append(blob)
+    return body, blobs
 
 
 def fetch_result(out: FetchOutput) -> tuple[str, dict[str, Any], bool]:
