@@ -31,8 +31,10 @@ def mcp(
 
     try:
         from unifind.mcp_server import serve_stdio
+        from unifind.mcp_server.stdio import announce
     except MissingDependency as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     settings = load_settings(config)
+    announce(settings, config)
     anyio.run(serve_stdio, settings)

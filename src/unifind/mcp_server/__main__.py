@@ -2,6 +2,10 @@
 
 import anyio
 
+from unifind import load_settings
 from unifind.mcp_server import serve_stdio
+from unifind.mcp_server.stdio import announce
 
-anyio.run(serve_stdio)
+settings = load_settings()
+announce(settings)
+anyio.run(serve_stdio, settings)
