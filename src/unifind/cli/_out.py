@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from unifind.errors import InputError, UnifindError, describe
 from unifind.types import Overall, SearchResult, Status
@@ -68,6 +69,36 @@ def settings_for(
     if db_models:
         db["models"] = Path(db_models)
     return Settings.model_validate({**data, "db": db})
+
+
+def print_table(table: Table, out: Console | None = None) -> None:
+    """A table for people on a terminal; piped, tab-separated lines with every value whole.
+
+    Rich fits a table to the terminal's width by cutting values (``req_newcome…``) or
+    folding them over lines, which breaks ``grep`` and ``awk``. Output that is not a
+    terminal gets, as the GitHub CLI's table printer gives it, one line per row with the
+    cells split by tabs and nothing cut; the header (and a title) come first, so
+    ``awk -F'\t' 'NR > 1'`` reads the rows. ``--json`` is the machine format.
+    """
+    out = out or console
+    if out.is_terminal:
+        out.print(table)
+        return
+    lines = [_plain(table.title)] if table.title else []
+    if table.show_header:
+        lines.append("\t".join(_plain(c.header) for c in table.columns))
+    rows = zip(*(c.cells for c in table.columns), strict=True)
+    lines += ["\t".join(_plain(cell) for cell in row) for row in rows]
+    out.file.write("".join(line + "\n" for line in lines))
+    out.file.flush()
+
+
+def _plain(cell: Any) -> str:
+    """A cell's text without markup, on one line (a tab or newline would split the row)."""
+    if isinstance(cell, str):
+        cell = Text.from_markup(cell)
+    text = cell.plain if isinstance(cell, Text) else str(cell)
+    return " ".join(text.replace("\t", " ").splitlines())
 
 
 def print_json(data: Any) -> None:
@@ -162,7 +193,7 @@ def print_reports(result: SearchResult) -> None:
             escape(r.error or r.note or ""),
         )
     console.print()
-    console.print(table)
+    print_table(table)
     style = _STATUS_STYLE[result.status]
     shown = len(result.items)
     if result.total is not None:

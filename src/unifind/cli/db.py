@@ -12,7 +12,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from unifind import SearchRequest, load_settings
-from unifind.cli._out import cited, console, friendly_errors, print_json, print_result
+from unifind.cli._out import (
+    cited,
+    console,
+    friendly_errors,
+    print_json,
+    print_result,
+    print_table,
+)
 from unifind.config import Settings
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML, create_demo
 from unifind.db.leg import DBLeg
@@ -80,7 +87,7 @@ def models_cmd(db: DbOpt = None, models: ModelsOpt = None, json: JsonOpt = False
             values = ", ".join(list(c.values or {})[:8])
             table.add_row(c.name, c.type or "", "yes" if c.searchable else "", c.unit or "",
                           escape(values or c.description))  # fmt: skip
-        console.print(table)
+        print_table(table)
         console.print()
 
 

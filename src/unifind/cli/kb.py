@@ -17,7 +17,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column, Table
 
 from unifind import KnowledgeBase, load_settings
-from unifind.cli._out import console, err_console, friendly_errors, plural, print_json
+from unifind.cli._out import (
+    console,
+    err_console,
+    friendly_errors,
+    plural,
+    print_json,
+    print_table,
+)
 from unifind.errors import InputError, UnknownName
 from unifind.kb.acl import OPERATOR, Caller, acl_of
 from unifind.kb.base import CollectionInfo
@@ -272,7 +279,7 @@ def list_(as_json: JsonOpt = False) -> None:
             i.analyzer,
             escape(i.description),
         )
-    console.print(table)
+    print_table(table)
 
 
 @kb_app.command("docs")
@@ -293,7 +300,7 @@ def docs(
         table.add_row(
             escape(d.document_id), escape(d.title), str(d.chunks), str(d.text_chars), d.updated_at
         )
-    console.print(table)
+    print_table(table)
 
 
 @kb_app.command("rm")

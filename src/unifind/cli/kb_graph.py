@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from unifind import KnowledgeBase, load_settings
-from unifind.cli._out import console, friendly_errors, print_json
+from unifind.cli._out import console, friendly_errors, print_json, print_table
 from unifind.cli.kb import kb_app
 
 
@@ -33,9 +33,16 @@ def graph(
     near = Table("neighbour", "shared chunks", box=None)
     for n in out["neighbours"]:
         near.add_row(escape(n["name"]), str(n["chunks"]))
-    console.print(near if out["neighbours"] else "no neighbours")
+    if out["neighbours"]:
+        print_table(near)
+    else:
+        console.print("no neighbours")
     chunks = Table("document", "chunk", "score", "text", box=None)
     for c in out["chunks"]:
-        text = c["text"] if len(c["text"]) <= 80 else c["text"][:79] + "…"
+        cut = console.is_terminal and len(c["text"]) > 80  # piped: the whole text
+        text = c["text"][:79] + "…" if cut else c["text"]
         chunks.add_row(escape(c["document_id"]), c["chunk_id"], str(c["score"]), escape(text))
-    console.print(chunks if out["chunks"] else "no chunk names it")
+    if out["chunks"]:
+        print_table(chunks)
+    else:
+        console.print("no chunk names it")

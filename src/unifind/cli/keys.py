@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from unifind.cli._out import console, err_console, friendly_errors, print_json
+from unifind.cli._out import console, err_console, friendly_errors, print_json, print_table
 from unifind.config import load_settings
 from unifind.store.keys import KeyStore
 
@@ -78,7 +78,7 @@ def list_(
             f"{k.last_used_at:%Y-%m-%d %H:%M}" if k.last_used_at else "never",
             "[red]revoked[/red]" if k.revoked_at else "[green]live[/green]",
         )
-    console.print(table)
+    print_table(table)
 
 
 @keys_app.command("revoke")

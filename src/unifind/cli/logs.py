@@ -14,7 +14,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from unifind.cli._out import CONFIG_HELP, console, friendly_errors, plural, print_json, settings_for
+from unifind.cli._out import (
+    CONFIG_HELP,
+    console,
+    friendly_errors,
+    plural,
+    print_json,
+    print_table,
+    settings_for,
+)
 
 logs_app = typer.Typer(help="Recorded searches: list, show, delete.", no_args_is_help=True)
 
@@ -65,12 +73,12 @@ def list_(
             escape(r.request_id),
             _when(r.created_at),
             r.leg,
-            escape(_short(r.query)),
+            escape(_short(r.query) if console.is_terminal else r.query),  # piped: whole
             r.status.value,
             str(len(r.references)),
             escape(r.chat_id or ""),
         )
-    console.print(table)
+    print_table(table)
 
 
 @logs_app.command("show")
