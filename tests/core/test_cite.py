@@ -152,7 +152,35 @@ def test_normal_text_is_not_a_citation() -> None:
     refs = build_references(CitationContext("r").assign([kb(1)]))
     text = (
         "Use [note] and [a, b]; on [2024-01-05] see [the docs](https://x.test) or x[0], "
-        "arr_1[2], a [ ] box, [x] done, and ref_999 in prose."
-    )
+        "arr_1[2], a [ ] box, [x] done, and xref_999 in prose."
+    )  # a bare ref_999 is a citation since issue #18: see test_ids_in_parentheses_...
     assert extract_citations(text) == []
     assert check_citations(text, refs).ok
+
+
+def test_ids_in_parentheses_and_bare_are_citations() -> None:
+    text = "Refunds take 30 days (ref_995). As ref_994 says, and REF_001; also （ref_002, ref_3）."
+    assert extract_citations(text) == ["ref_995", "ref_994", "ref_001", "ref_002", "ref_3"]
+    assert extract_citations("退款30天ref_007。") == ["ref_007"]  # a CJK character is no word
+    items = CitationContext("r").assign([kb(1), kb(2)])
+    found = check_citations("Refunds (ref_001) in ref_002 days; shipping (ref_995) ref_994.",
+                            build_references(items))  # fmt: skip
+    assert (found.valid, found.unknown) == (("ref_001", "ref_002"), ("ref_995", "ref_994"))
+
+
+def test_an_id_inside_a_word_url_or_path_is_no_citation() -> None:
+    for text in (
+        "xref_001abc",
+        "ref_001abc",
+        "xref_001",
+        "foo_ref_001",
+        "see https://a.example/ref_001 and https://a.example/docs(ref_002)",
+        "www.a.example/ref_003 page",
+        "the file ref_004.pdf",
+        "a/ref_005 or a\\ref_006",
+        "?id=ref_007&x=1",
+        "write to ref_008@a.example",
+        "ref_009-ref_010",
+        "a list item (1) and (2)",
+    ):
+        assert extract_citations(text) == [], text

@@ -3,7 +3,8 @@
 An LLM's deltas cut text anywhere: ``"... window [re"`` then ``"f_001] is"``. The processor
 holds back a tail that may still become a citation group (an open ``[``, ``【`` or ``［``
 with nothing but citation characters after it) and releases it when the group closes or
-proves not to be one. Each released delta comes with the citation tokens it completed.
+proves not to be one; likewise the start of an id outside brackets (``(ref_0``). Each
+released delta comes with the citation tokens it completed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ _OPEN = "[【［"
 #: What may follow an open bracket inside a citation group before it closes.
 _GROUP_BODY = re.compile(r"[\^\s\w,;，；、\-–]*", re.I)
 _MAX_GROUP = 64  # longer than any citation group: a bracket held this long is text
+#: The start of an id outside brackets ("... (re" then "f_001)"), at the end of a delta.
+_BARE_TAIL = re.compile(r"(?<![A-Za-z0-9_])(?:r|re|ref|ref_\d{0,12})$", re.I)
 
 
 @dataclass
@@ -45,11 +48,12 @@ class CitationStream:
 
 
 def _hold_from(text: str) -> int:
-    """Where a possibly unfinished citation group starts (``len(text)`` when none)."""
+    """Where a possibly unfinished citation starts (``len(text)`` when none)."""
     start = max(text.rfind(c) for c in _OPEN)
-    if start < 0 or len(text) - start > _MAX_GROUP:
-        return len(text)
-    tail = text[start + 1 :]
-    if any(c in tail for c in "]】］"):
-        return len(text)  # closed: extract_citations sees the whole group
-    return start if _GROUP_BODY.fullmatch(tail) else len(text)
+    if start >= 0 and len(text) - start <= _MAX_GROUP:
+        tail = text[start + 1 :]
+        # A closed group is released whole: extract_citations sees all of it.
+        if not any(c in tail for c in "]】］") and _GROUP_BODY.fullmatch(tail):
+            return start
+    bare = _BARE_TAIL.search(text, max(0, len(text) - 17))
+    return bare.start() if bare else len(text)

@@ -42,8 +42,9 @@ CROSS_ENCODER = "cross-encoder"
 # 。！？, or at a line break; wrapped lines are joined first (:func:`_unwrap`).
 _SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|[。！？]+|\n|$)")
 _BLOCK_START = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>)")
-_LEAD_CITES = re.compile(r"^(?:\s*[\[【［][^\]】］\n]{1,64}[\]】］])+")
-_ONLY_CITES = re.compile(r"^[\s\[\]【】［］^\w,;，；、\-–]*$")
+_PAREN_IDS = r"[(（]\s*ref_\d+(?:\s*[,;，；、]\s*ref_\d+)*\s*[)）]"  # "(ref_001, ref_002)"
+_LEAD_CITES = re.compile(rf"^(?:\s*(?:[\[【［][^\]】］\n]{{1,64}}[\]】］]|{_PAREN_IDS}))+", re.I)
+_ONLY_CITES = re.compile(r"^[\s\[\]【】［］()（）^\w,;，；、\-–]*$")
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,11 @@ def _resolver(refs: References) -> dict[str, Item]:
     return out
 
 
-_CITE_GROUP = re.compile(r"[\[【［][^\]】］]{0,64}[\]】］]")
+# Bracket groups, and ids in parentheses or bare ("(ref_001)", "ref_001": issue #18).
+_CITE_GROUP = re.compile(
+    rf"[\[【［][^\]】］]{{0,64}}[\]】］]|{_PAREN_IDS}|(?<![A-Za-z0-9_])ref_\d+(?![A-Za-z0-9_])",
+    re.I,
+)
 
 
 def _strip_citations(sentence: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -19,10 +20,22 @@ _GROUP = re.compile(rf"[\[【［]\s*({_TOKEN}(?:\s*[,;，；、]\s*{_TOKEN})*)\s
 _SEP = re.compile(r"\s*[,;，；、]\s*")
 _RANGE = re.compile(r"(\d+)\s*[-–]\s*(\d+)")
 _MAX_RANGE = 50  # "[1-3]" is three citations; "[1-5000]" is two typos, not 5,000 ids
+# An id outside brackets, "(ref_995)" or a bare "ref_994" (issue #18: invented ones went
+# unflagged), is a citation only as a word of its own: not glued to a word ("xref_001abc"),
+# nor part of a path, file name, address or query string ("a/ref_001", "ref_001.pdf",
+# "?id=ref_001"). Word characters here are ASCII: "天ref_001" is Chinese text then an id.
+_BARE = re.compile(
+    r"(?<![A-Za-z0-9_\-./\\:#@=&?%~+])ref_\d+(?![A-Za-z0-9_\-@]|[./\\][A-Za-z0-9_])", re.I
+)
+# Inside a URL nothing is a citation ("https://x.example/docs(ref_001)").
+_URL = re.compile(r"(?:[a-z][a-z0-9+.\-]*://|www\.)[^\s<>\"'`]+", re.I)
 
 
 def extract_citations(text: str) -> list[str]:
-    """Citation tokens in order of first appearance: ids (``ref_001``) or indexes (``3``)."""
+    """Citation tokens in order of first appearance: ids (``ref_001``) or indexes (``3``).
+
+    Indexes count only in brackets ("(1)" is a list item); ids count in brackets, in
+    parentheses and bare."""
     found: list[tuple[int, str]] = []
     for pattern in (_ANCHOR, _HASH):
         found.extend((m.start(), _normal(m.group(1))) for m in pattern.finditer(text))
@@ -34,10 +47,23 @@ def extract_citations(text: str) -> list[str]:
         if plain and before.isascii() and (before.isalnum() or before == "_"):
             continue
         found.extend((m.start(), token) for token in _split(m.group(1)))
+    found.extend((at, _normal(token)) for at, token in _bare_ids(text))
     seen: dict[str, None] = {}
     for _, token in sorted(found, key=lambda f: f[0]):
         seen.setdefault(token, None)
     return list(seen)
+
+
+def _bare_ids(text: str) -> list[tuple[int, str]]:
+    """Ids outside brackets, with their offsets, except those inside a URL."""
+    urls = [m.span() for m in _URL.finditer(text)]
+    starts = [a for a, _ in urls]
+    out = []
+    for m in _BARE.finditer(text):
+        i = bisect.bisect_right(starts, m.start()) - 1  # the last URL starting before it
+        if i < 0 or m.start() >= urls[i][1]:
+            out.append((m.start(), m.group()))
+    return out
 
 
 def _split(group: str) -> list[str]:
