@@ -143,6 +143,9 @@ class AskSection(BaseModel):
     deadline_s: float = Field(default=60.0, gt=0, le=3600)
     """The whole ask's deadline in seconds: searches still running then are cancelled and
     reported ``degraded``/``timeout``, and the answer is made from what came."""
+    max_answer_chars: int = Field(default=100_000, ge=1_000, le=10_000_000)
+    """The longest LLM answer read: the stream stops there, the answer keeps what came and
+    its note says so."""
 
     @field_validator("hooks", mode="before")
     @classmethod

@@ -10,6 +10,7 @@ and status → reason mapping are :mod:`unifind._http`'s; a failure raises
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
@@ -20,6 +21,12 @@ from unifind.errors import SourceError
 from unifind.types import Reason
 
 Message = Mapping[str, str]
+
+MAX_LINE_BYTES = 1_000_000
+"""The longest server-sent event line read (one chunk is a few hundred bytes): a stream
+that sends more without a newline is a ``bad_response``, not a line to buffer whole
+(issue #18: a newline-less stream held 1.2 GB before the deadline)."""
+_EOL = re.compile(rb"\r\n|\r|\n")  # SSE ends a line with any of the three (WHATWG HTML 9.2.6)
 
 
 async def chat(
@@ -97,7 +104,7 @@ async def stream_chat(
                 body = (await resp.aread())[:200].decode("utf-8", "replace")
                 raise SourceError(reason_for_status(resp.status_code),
                                   f"{url} answered HTTP {resp.status_code}: {body}")  # fmt: skip
-            async for line in resp.aiter_lines():
+            async for line in _lines(resp, url):
                 if not line.startswith("data:"):
                     continue
                 data = line[5:].strip()
@@ -112,6 +119,23 @@ async def stream_chat(
         raise describe_exception(exc) from exc
     if not finished:
         raise SourceError(Reason.BAD_RESPONSE, f"{url}: the stream stopped mid-answer")
+
+
+async def _lines(resp: httpx.Response, url: str) -> AsyncIterator[str]:
+    """The body's lines, none longer than :data:`MAX_LINE_BYTES` (httpx's ``aiter_lines``
+    buffers a line however long it grows)."""
+    head = bytearray()  # the start of a line that has not ended yet
+    async for chunk in resp.aiter_bytes():
+        first, *more = _EOL.split(chunk)  # only the new bytes are scanned: linear
+        head += first
+        for line in more:
+            yield head.decode("utf-8", "replace")
+            head = bytearray(line)
+        if len(head) > MAX_LINE_BYTES:
+            why = f"{url} sent over {MAX_LINE_BYTES:,} bytes without a line break; not read further"
+            raise SourceError(Reason.BAD_RESPONSE, why)
+    if head:
+        yield head.decode("utf-8", "replace")
 
 
 def _chunk(data: str, url: str) -> tuple[str, bool]:

@@ -21,6 +21,9 @@ SYSTEM = """You answer the user's question from the references below.
 Cite with the reference ids in square brackets, e.g. [ref_001] or [ref_001, ref_002], right
 after the sentence they support. Answer in the language of the question."""
 
+MAX_ANSWER_CHARS = 100_000
+"""The longest answer read from an LLM by default (``ask.max_answer_chars``)."""
+
 NO_LLM = "No LLM is configured (settings.agents has no 'answer' profile): extractive answer."
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
 from unifind.errors import InputError
@@ -35,7 +35,7 @@ def left(deadline: float) -> float:
     return max(0.0, deadline - time.perf_counter())
 
 
-async def until(deadline: float | None, stream: AsyncIterator[T]) -> AsyncIterator[T]:
+async def until(deadline: float | None, stream: AsyncIterator[T]) -> AsyncGenerator[T, None]:
     """``stream``'s items until ``deadline``; then TimeoutError, the stream closed.
 
     The timeout wraps each wait for the next item, never a ``yield``: a deadline passing

@@ -101,10 +101,14 @@ class CitationReport(BaseModel):
     """Why a cheaper support model ran than the one asked for (a model not installed)."""
     sentences: list[SentenceCheck] = Field(default_factory=list)
     """Every cited sentence with its probability and flag."""
+    unchecked_sentences: int = 0
+    """Cited sentences the ask's deadline left unchecked: neither passed nor failed."""
+    note: str | None = None
+    """Why part of the answer was not checked (the deadline)."""
 
     @property
     def ok(self) -> bool:
-        return not (self.unknown or self.omitted or self.unsupported)
+        return not (self.unknown or self.omitted or self.unsupported or self.unchecked_sentences)
 
 
 class SampleCheck(BaseModel):

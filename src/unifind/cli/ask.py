@@ -211,6 +211,8 @@ def _print_after(out: Any) -> None:
         err_console.print(escape(f"  unsupported ({bad.score:.2f}): {bad.sentence}"))
     if c.support_note:
         err_console.print(f"[yellow]{escape(c.support_note)}[/]")
+    if c.note:  # sentences the deadline left unchecked: neither passed nor failed
+        err_console.print(f"[yellow]{escape(c.note)}[/]")
     if out.samples:
         kept = next((i for i, s in enumerate(out.samples, 1) if s.kept), None)
         err_console.print(f"samples: {len(out.samples)}, kept #{kept} (fewest unknown, then "

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from unifind.agent._support_features import FeatureExtractor
 from unifind.agent._support_model import MODES, SupportMode
-from unifind.agent.answer import NO_LLM, answer_profile, messages
+from unifind.agent.answer import MAX_ANSWER_CHARS, NO_LLM, answer_profile, messages
 from unifind.agent.citestream import CitationStream
 from unifind.agent.deadline import until
 from unifind.agent.models import (
@@ -31,7 +32,7 @@ from unifind.agent.support import (
     SupportScorer,
     best_sentences,
     load_scorer,
-    support,
+    support_until,
 )
 from unifind.cite import References, check_citations
 from unifind.engine._sampling import MAX_SAMPLES, best_of
@@ -57,8 +58,10 @@ async def answer_events(
     deadline: float | None = None,
     samples: int = 1,
     support_mode: str | None = None,
+    max_chars: int = MAX_ANSWER_CHARS,
 ) -> AsyncIterator[AskEvent]:
-    """``references`` → ``answer.delta``… → ``citations`` → ``done``."""
+    """``references`` → ``answer.delta``… → ``citations`` → ``done``; the answer stops at
+    ``max_chars`` (``ask.max_answer_chars``)."""
     refs = searcher.references(results, request_id=rid, top_n=top_n, citation_format="[{id}]")
     shown = [r.model_dump(mode="json", exclude_none=True) for r in refs.references]
     yield AskEvent("references", {"references": shown, "omitted": list(refs.omitted)})
@@ -68,7 +71,7 @@ async def answer_events(
     try:
         async for ev in _answer(searcher, message, plan, results, rid, refs, shown, loading,
                                 answer_uses=answer_uses, t0=t0, deadline=deadline,
-                                samples=samples):  # fmt: skip
+                                samples=samples, max_chars=max_chars):  # fmt: skip
             yield ev
     finally:
         loading.cancel()
@@ -88,6 +91,7 @@ async def _answer(
     t0: float,
     deadline: float | None,
     samples: int,
+    max_chars: int,
 ) -> AsyncIterator[AskEvent]:
     name = answer_profile(searcher.settings, answer_uses)
     note: str | None = None
@@ -102,13 +106,14 @@ async def _answer(
             scorer = await loading
             shared = scorer.extractors()  # the references' windows, embedded once
             best = await best_of(searcher.settings, name, msgs, samples, deadline,
-                                 lambda text: check(text, refs, scorer, shared))  # fmt: skip
+                                 lambda text: check(text, refs, scorer, shared, deadline),
+                                 max_chars=max_chars)  # fmt: skip
             note, checks, report = best.note, best.checks, best.report
             if best.text:
                 parts.append(best.text)
                 yield AskEvent("answer.delta", {"text": best.text})
         else:
-            async for ev in _stream(searcher, name, msgs, deadline, parts):
+            async for ev in _stream(searcher, name, msgs, deadline, parts, max_chars):
                 if isinstance(ev, str):
                     note = ev
                 else:
@@ -122,7 +127,7 @@ async def _answer(
     text = "".join(parts)
     if report is None or not text:
         scorer = await loading
-        report = await asyncio.to_thread(check, text, refs, scorer)
+        report = await asyncio.to_thread(check, text, refs, scorer, None, deadline)
     yield AskEvent("citations", report.model_dump(mode="json"))
     out = Answer(
         request_id=rid,
@@ -145,18 +150,25 @@ async def _stream(
     msgs: list[dict[str, str]],
     deadline: float | None,
     parts: list[str],
+    max_chars: int,
 ) -> AsyncIterator[AskEvent | str]:
     """One LLM answer as ``answer.delta`` events (text into ``parts``); a str is the note
     saying why it stopped early."""
     llm = f"agent:{name}"
     stream = CitationStream()
+    room = max_chars
     try:
         deltas = llm_deltas(searcher.settings, name, msgs)
-        async for delta in until(deadline, deltas):  # the ask's overall deadline
-            text, _cited = stream.feed(delta)
-            if text:
-                parts.append(text)
-                yield AskEvent("answer.delta", {"text": text})
+        async with aclosing(until(deadline, deltas)) as capped:  # the ask's overall deadline
+            async for delta in capped:
+                text, _cited = stream.feed(delta[:room])
+                room -= min(len(delta), room)
+                if text:
+                    parts.append(text)
+                    yield AskEvent("answer.delta", {"text": text})
+                if not room:  # closing the stream hangs up on the LLM: nothing more is read
+                    yield cap_note(llm, max_chars)
+                    break
     except TimeoutError:
         yield f"the ask's overall deadline cut the LLM ({llm}) mid-answer; the references stand"
     except SourceError as exc:
@@ -165,6 +177,12 @@ async def _stream(
     if tail:
         parts.append(tail)
         yield AskEvent("answer.delta", {"text": tail})
+
+
+def cap_note(llm: str, max_chars: int) -> str:
+    """The answer's note when it reached ``ask.max_answer_chars``."""
+    return (f"the LLM's ({llm}) answer reached ask.max_answer_chars ({max_chars:,} "
+            "characters) and was cut there; the references stand")  # fmt: skip
 
 
 def check_answer_options(samples: int, support_mode: str | None) -> None:
@@ -180,12 +198,18 @@ def check(
     refs: References,
     scorer: SupportScorer | None = None,
     extractors: dict[SupportMode, FeatureExtractor] | None = None,
+    deadline: float | None = None,
 ) -> CitationReport:
     """Every cited id exists (lists, fullwidth brackets included) and every cited sentence
-    is supported by what it cites (``scorer``: the lexical model when None)."""
+    is supported by what it cites (``scorer``: the lexical model when None). Support is
+    scored until ``deadline``; the sentences left are counted as unchecked, never passed."""
     scorer = scorer or SupportScorer()
-    found = check_citations(text, refs)
-    rows = support(text, refs, scorer, extractors=extractors)
+    found = check_citations(text, refs)  # one regex pass: always whole
+    rows, unchecked = support_until(deadline, text, refs, scorer, extractors=extractors)
+    note = None
+    if unchecked:
+        note = (f"the ask's deadline passed after {len(rows)} cited sentences: {unchecked} "
+                "more were not checked for support")  # fmt: skip
     return CitationReport(
         valid=list(found.valid),
         unknown=list(found.unknown),
@@ -200,6 +224,8 @@ def check(
         support=scorer.mode,
         support_note=scorer.note,
         sentences=[_sentence_check(r) for r in rows],
+        unchecked_sentences=unchecked,
+        note=note,
     )
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
-from unifind.agent.answer import llm_deltas
+from unifind.agent.answer import MAX_ANSWER_CHARS, llm_deltas
 from unifind.agent.deadline import until
 from unifind.agent.models import CitationReport, SampleCheck
 from unifind.engine.otel import chat_deltas
@@ -43,13 +44,16 @@ async def best_of(
     samples: int,
     deadline: float | None,
     check: Callable[[str], CitationReport],
+    *,
+    max_chars: int = MAX_ANSWER_CHARS,
 ) -> Best:
-    """``samples`` answers of profile ``name``, checked one by one off the event loop."""
+    """``samples`` answers of profile ``name``, checked one by one off the event loop; each
+    is read up to ``max_chars`` (a longer one is cut there and the note says so)."""
     from unifind.rerankers.agent import profile
 
     temperature = float(profile(settings, name).get("temperature", SAMPLE_TEMPERATURE))
     got = await asyncio.gather(
-        *(_one(settings, name, msgs, temperature, deadline) for _ in range(samples))
+        *(_one(settings, name, msgs, temperature, deadline, max_chars) for _ in range(samples))
     )
     reports = [await asyncio.to_thread(check, text) if text else None for text, _ in got]
     ok = [i for i, rep in enumerate(reports) if rep is not None]
@@ -63,7 +67,11 @@ async def best_of(
         _summary(rep, len(text), i == kept) if rep is not None else _failed(err)
         for i, ((text, err), rep) in enumerate(zip(got, reports, strict=True))
     ]
-    return Best(got[kept][0], reports[kept], checks, None)
+    cut = len(got[kept][0]) >= max_chars
+    note = f"the kept answer reached ask.max_answer_chars ({max_chars:,} characters) and was cut"
+    return Best(
+        got[kept][0], reports[kept], checks, note + "; the references stand" if cut else None
+    )
 
 
 def rank(report: CitationReport) -> tuple[bool, int, int, float]:
@@ -98,11 +106,21 @@ async def _one(
     msgs: Sequence[dict[str, str]],
     temperature: float,
     deadline: float | None,
+    max_chars: int,
 ) -> tuple[str, str | None]:
-    """One whole answer, or ``("", why)``; an answer the deadline cut is not kept."""
+    """One whole answer (its first ``max_chars``), or ``("", why)``; an answer the deadline
+    cut is not kept."""
     deltas = chat_deltas(settings, name, llm_deltas(settings, name, msgs, temperature=temperature))
+    parts: list[str] = []
+    room = max_chars
     try:
-        return "".join([d async for d in until(deadline, deltas)]), None
+        async with aclosing(until(deadline, deltas)) as stream:
+            async for delta in stream:
+                parts.append(delta[:room])
+                room -= len(parts[-1])
+                if not room:
+                    break  # closing the stream hangs up: nothing more is read
+        return "".join(parts), None
     except TimeoutError:
         return "", "the ask's overall deadline passed"
     except SourceError as exc:

@@ -151,6 +151,8 @@ def ask_result(out: AskOutput) -> tuple[str, dict[str, Any]]:
         check += f"; unknown ids (no such reference): {', '.join(c.unknown)}"
     if c.unsupported:
         check += f"; {len(c.unsupported)} cited sentence(s) not supported by their source"
+    if c.note:  # sentences the deadline left unchecked: neither passed nor failed
+        check += f"; {c.note}"
     lines.append(check)
     if out.note:
         lines.append(f"Note: {out.note}")

@@ -14,6 +14,8 @@
   body, or a :class:`Reply`), streamed as server-sent events when ``"stream": true``.
 * ``GET /v1/models`` lists ``models``.
 * :meth:`OpenAIServer.inject` queues failures for any path: status, delay, raw body.
+* ``Reply(chunks=...)`` sends a body as it is produced (endless or huge streams: a
+  newline-less one, a 100 MB answer); ``streamed_bytes`` counts what the client took.
 * Every request is recorded in ``requests``.
 """
 
@@ -25,6 +27,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -45,6 +48,9 @@ class Reply:
     delay: float = 0.0
     """Seconds to wait before answering (to trigger client timeouts)."""
     headers: dict[str, str] = field(default_factory=dict)
+    chunks: Iterable[bytes] | None = None
+    """Sent instead of ``body``, one write each as it is produced, with no Content-Length
+    (the connection closes after); writing stops when the client hangs up."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,8 @@ class OpenAIServer:
     ) -> None:
         self.embed_dim, self.api_key, self.models = embed_dim, api_key, models
         self.requests: list[RecordedRequest] = []
+        self.streamed_bytes = 0
+        """Bytes of ``Reply(chunks=...)`` bodies written before the client hung up."""
         self._chat: deque[str | dict[str, Any] | Reply] = deque()
         self._faults: dict[str | None, deque[Reply]] = {}
         self._lock = threading.Lock()
@@ -227,6 +235,13 @@ class OpenAIServer:
         return Reply(200, body)
 
 
+def sse_chunk(content: str, *, finish: str | None = None) -> bytes:
+    """One ``chat.completion.chunk`` server-sent event carrying ``content``."""
+    choice = {"index": 0, "delta": {"content": content}, "finish_reason": finish}
+    event = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "choices": [choice]}
+    return f"data: {json.dumps(event)}\n\n".encode()
+
+
 def _sse(body: dict[str, Any]) -> str:
     """A completion as ``chat.completion.chunk`` server-sent events ending in ``[DONE]``."""
     content = str(body["choices"][0]["message"].get("content") or "")
@@ -268,6 +283,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(reply)
 
     def _send(self, reply: Reply) -> None:
+        if reply.chunks is not None:
+            self._stream(reply)
+            return
         body = reply.body
         if body is None:
             ok = 200 <= reply.status < 300
@@ -286,6 +304,21 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+    def _stream(self, reply: Reply) -> None:
+        assert reply.chunks is not None
+        self.close_connection = True  # no length: the end of the body is the end of the socket
+        state = self.server_state
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.send_response(reply.status)
+            for key, value in {"Content-Type": "text/event-stream", **reply.headers}.items():
+                self.send_header(key, value)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for chunk in reply.chunks:
+                self.wfile.write(chunk)
+                with state._lock:
+                    state.streamed_bytes += len(chunk)
 
     do_GET = _handle
     do_POST = _handle
