@@ -125,6 +125,14 @@ def connect(path: Path, busy_timeout_ms: int) -> apsw.Connection:
     return conn
 
 
+def empty_store() -> apsw.Connection:
+    """An in-memory KB with the schema and nothing in it: what a local store whose files
+    don't exist reads, without creating them (a search must not create a store)."""
+    conn = apsw.Connection(":memory:")
+    conn.execute(_DDL)
+    return conn
+
+
 def ensure_schema(conn: apsw.Connection, path: Path) -> None:
     """Create the schema in a new file, or check that an existing file is ours and current."""
     try:

@@ -33,10 +33,10 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
-from unifind.errors import InputError
+from unifind.errors import InputError, StoreError
 from unifind.kb import _remote
 from unifind.kb._follow import Head, _net_changes, load_vectors, read_head
-from unifind.kb._schema import snapshot
+from unifind.kb._schema import empty_store, snapshot
 from unifind.kb.base import CollectionInfo, Hit
 from unifind.kb.sqlite import SQLiteStore, _check_search
 
@@ -62,10 +62,52 @@ class SidecarVectorStore(SQLiteStore):
         # calls aren't reentrant.
         self._elock = threading.RLock()
         self._seqs: dict[int, int] = {}
+        # A local store whose files aren't there is read as empty and created only by
+        # create_collection: a search that created an empty folder answered ok, 0 hits.
+        self._absent = embedded and not sidecar.exists()
         super().__init__(sidecar, hnsw_threshold=1 << 62)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({_remote.redact(self.url)!r})"
+
+    @property
+    def missing(self) -> Path | None:
+        if not self._absent or self.path.exists():
+            return None
+        return self.path if self.path.parent.exists() else self.path.parent
+
+    def _open_file(self) -> None:
+        if not self._absent:
+            super()._open_file()
+
+    def _conn(self) -> apsw.Connection:
+        if self._absent:
+            if not self.path.exists():
+                return self._empty()
+            self._materialise()  # another process created it meanwhile
+        return super()._conn()
+
+    def _empty(self) -> apsw.Connection:
+        conn: apsw.Connection | None = getattr(self._local, "empty", None)
+        if conn is None:
+            if self._closed:
+                raise StoreError(f"the KB store {_remote.redact(self.url)} is closed")
+            conn = self._local.empty = empty_store()
+            with self._lock:
+                self._conns.append(conn)  # closed by close()
+        return conn
+
+    def _materialise(self) -> None:
+        """Create the folder and the sidecar (creating a collection is the one write that
+        may), or adopt the ones another process created."""
+        with self._elock:
+            if self._absent:
+                self._absent = False
+                try:
+                    super()._open_file()
+                except BaseException:
+                    self._absent = True
+                    raise
 
     # ---- the engine's part -------------------------------------------------------------
 
@@ -120,13 +162,17 @@ class SidecarVectorStore(SQLiteStore):
             return self._client
 
     def close(self) -> None:
+        self._close_engine()
+        super().close()
+
+    def _close_engine(self) -> None:
+        """Close the engine client (the next call reconnects) and forget what it applied."""
         with self._elock:
             if self._client is not None:
                 self._client.close()
                 self._client = None
                 self._closing()
             self._seqs.clear()
-        super().close()
 
     def _call(self, fn: Any) -> Any:
         with self._elock:
@@ -150,6 +196,8 @@ class SidecarVectorStore(SQLiteStore):
         metadata: Mapping[str, Any] | None = None,
         exist_ok: bool = False,
     ) -> CollectionInfo:
+        _remote.check_name(name)  # before anything is created on disk
+        self._materialise()
         if dim is not None:  # reach the server before the sidecar records anything
             self._call(self._ping)
         info = super().create_collection(

@@ -33,6 +33,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -219,6 +220,16 @@ class KBStore(ABC):
         The default knows none, so a store without it simply gets no dense feedback.
         """
         return {}
+
+    @property
+    def missing(self) -> Path | None:
+        """The path a local store keeps its files in, when they aren't there (moved or
+        deleted, or never created); None for a store that is there, or a server.
+
+        Such a store reads as empty and creates nothing until ``create_collection``: only
+        whoever knows what it held (the catalog, ``routing.py``) can tell a reader so.
+        """
+        return None
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections and files."""

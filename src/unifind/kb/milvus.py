@@ -86,6 +86,16 @@ class MilvusStore(SidecarVectorStore):
             Path(self._client_args["uri"]).parent.mkdir(parents=True, exist_ok=True)
         return pm.MilvusClient(**self._client_args)
 
+    def _materialise(self) -> None:
+        if self.lite and self.missing is not None:
+            # pymilvus keeps one in-process Lite server per folder until exit, whatever the
+            # clients do: one on a folder since deleted serves collections whose files are gone.
+            self._close_engine()
+            require("milvus_lite.server_manager", "milvus").server_manager_instance.release_server(
+                self._client_args["uri"]
+            )
+        super()._materialise()
+
     def _is_connection_error(self, exc: BaseException) -> bool:
         return _is_connection_error(exc)
 

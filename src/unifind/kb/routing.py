@@ -176,10 +176,15 @@ class RoutingStore(KBStore):
         if placed is None:
             return self._unknown(name)
         # Listed (the catalog has it) yet gone from its store: a failing source, not a typo.
+        gone = self.store_at(placed.spec).missing
+        why = (
+            f"its folder {gone} is missing (moved or deleted?): put it back, or delete the "
+            "collection to forget it"
+            if gone
+            else "that store does not have it (deleted there?)"
+        )
         return SourceError(
-            Reason.ERROR,
-            f"collection {name!r} is catalogued in {describe(placed.spec)} but that store "
-            "does not have it (deleted there?)",
+            Reason.ERROR, f"collection {name!r} is catalogued in {describe(placed.spec)} but {why}"
         )
 
     def _unknown(self, name: str) -> UnknownName:
@@ -298,6 +303,12 @@ class RoutingStore(KBStore):
         """The configured store's collections and every placed one, by name; a placed store
         that can't answer contributes the catalog's snapshot of its collections."""
         own = self.default.list_collections()
+        if not own and (gone := self.default.missing) is not None:
+            raise SourceError(
+                Reason.ERROR,
+                f"the KB store {describe(self.spec)} has no folder {gone} (moved or deleted?): "
+                "point kb.store at where it is now, or create a collection to start one there",
+            )
         placed = self._placements() if any(c.name == CATALOG for c in own) else {}
         out = {c.name: c for c in own if c.name != CATALOG and c.name not in placed}
         by_store: dict[str, list[str]] = {}
@@ -310,7 +321,10 @@ class RoutingStore(KBStore):
 
     def _live(self, spec: str) -> dict[str, CollectionInfo]:
         try:
-            return {c.name: c for c in self.store_at(spec).list_collections()}
+            store = self.store_at(spec)
+            if (gone := store.missing) is not None:  # it would list nothing, silently
+                raise SourceError(Reason.ERROR, f"its folder {gone} is missing (moved or deleted?)")
+            return {c.name: c for c in store.list_collections()}
         except Exception as exc:  # one store down must not hide the others
             self._warn(spec, exc)
             return {}

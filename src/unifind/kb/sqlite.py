@@ -82,10 +82,15 @@ class SQLiteStore(KBStore):
         self._lexical: dict[str, LexicalFollower] = {}
         self._vectors: dict[str, VectorFollower] = {}
         self._closed = False
+        self._open_file()
+
+    def _open_file(self) -> None:
+        """Create the file (and its folder) on first use, or check that it is a KB store."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot create the folder for the KB store {path}: {exc}") from exc
+            msg = f"cannot create the folder for the KB store {self.path}: {exc}"
+            raise StoreError(msg) from exc
         ensure_schema(self._conn(), self.path)
 
     # ---- connections ---------------------------------------------------------------
