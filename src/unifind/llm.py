@@ -16,7 +16,13 @@ from typing import Any
 
 import httpx
 
-from unifind._http import Http, HttpPolicy, describe_exception, reason_for_status
+from unifind._http import (
+    Http,
+    HttpPolicy,
+    describe_exception,
+    header_problem,
+    reason_for_status,
+)
 from unifind.errors import SourceError
 from unifind.types import Reason
 
@@ -27,6 +33,16 @@ MAX_LINE_BYTES = 1_000_000
 that sends more without a newline is a ``bad_response``, not a line to buffer whole
 (issue #18: a newline-less stream held 1.2 GB before the deadline)."""
 _EOL = re.compile(rb"\r\n|\r|\n")  # SSE ends a line with any of the three (WHATWG HTML 9.2.6)
+
+
+def bearer(api_key: str | None) -> dict[str, str]:
+    """The Authorization header; a key HTTP can't carry is ``no_key`` here, not a
+    UnicodeEncodeError inside httpx (callers that know the key's source name it first)."""
+    if not api_key:
+        return {}
+    if problem := header_problem(api_key):
+        raise SourceError(Reason.NO_KEY, f"the API key {problem}: set the real key")
+    return {"Authorization": f"Bearer {api_key}"}
 
 
 async def chat(
@@ -50,7 +66,7 @@ async def chat(
         payload["response_format"] = dict(response_format)
     if temperature is not None:
         payload["temperature"] = temperature
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    headers = bearer(api_key)
     url = f"{base_url.rstrip('/')}/chat/completions"
     client = http or Http(policy=HttpPolicy(timeout_s=timeout, retries=1))
     try:
@@ -92,7 +108,7 @@ async def stream_chat(
     }
     if temperature is not None:
         payload["temperature"] = temperature
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    headers = bearer(api_key)
     url = f"{base_url.rstrip('/')}/chat/completions"
     finished = False
     try:

@@ -124,3 +124,16 @@ async def test_unknown_agent_lists_the_configured_ones(shop_path: Path, srv: Ope
     with pytest.raises(UnknownName, match="valid: shop"):
         await leg.search(SearchRequest(type="db", query="x", uses="agent:other"))
     leg.close()
+
+
+async def test_a_placeholder_agent_key_is_no_key_not_an_exception(
+    shop_path: Path, srv: OpenAIServer
+) -> None:
+    # Issue #18: the README's "…" as the agent's key used to escape as UnicodeEncodeError.
+    agents = {"shop": {"base_url": srv.base_url, "model": "test-model", "api_key": "…"}}
+    leg = DBLeg(f"sqlite:///{shop_path}", DEMO_MODELS_YAML, generator="agent:shop", strict=True,
+                config={"agents": agents, "today": TODAY.isoformat()})  # fmt: skip
+    res = await leg.search(ask())
+    assert (res.reports[0].status, res.reports[0].reason) == (Status.DEGRADED, Reason.NO_KEY)
+    assert "non-ASCII" in (res.reports[0].error or "") and srv.requests == []
+    leg.close()

@@ -20,6 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from unifind._http import header_problem
 from unifind.config import Settings
 from unifind.errors import InputError, SourceError, UnknownName
 from unifind.llm import chat
@@ -50,15 +51,20 @@ def profile(settings: Settings, name: str) -> Mapping[str, Any]:
 
 
 def api_key(prof: Mapping[str, Any], name: str) -> str | None:
-    """The profile's key: inline, else from ``api_key_env``; an unset variable is no_key."""
+    """The profile's key: inline, else from ``api_key_env``; an unset variable is no_key,
+    and so is a key HTTP can't carry (a placeholder "…"), named by where it came from."""
     if prof.get("api_key"):
-        return str(prof["api_key"])
-    env = prof.get("api_key_env")
-    if not env:
-        return None
-    if not os.environ.get(str(env)):
-        raise SourceError(Reason.NO_KEY, f"agent {name!r}: the variable {env} is not set")
-    return os.environ[str(env)]
+        key, source = str(prof["api_key"]), f"agents.{name}.api_key"
+    else:
+        env = prof.get("api_key_env")
+        if not env:
+            return None
+        if not os.environ.get(str(env)):
+            raise SourceError(Reason.NO_KEY, f"agent {name!r}: the variable {env} is not set")
+        key, source = os.environ[str(env)], str(env)
+    if problem := header_problem(key):
+        raise SourceError(Reason.NO_KEY, f"agent {name!r}: {source} {problem}: set the real key")
+    return key
 
 
 def messages(query: str, views: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
