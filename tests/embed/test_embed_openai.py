@@ -118,6 +118,19 @@ def test_missing_key_for_openai_names_the_variable() -> None:
     assert info.value.reason.value == "no_key"
 
 
+def test_a_placeholder_key_is_no_key_naming_its_source(
+    srv: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue #18: the README's "…" as a key was a UnicodeEncodeError at the first embed.
+    monkeypatch.setenv("OPENAI_API_KEY", "…")
+    with pytest.raises(SourceError, match=r"^OPENAI_API_KEY contains non-ASCII .*U\+2026") as info:
+        OpenAIEmbedder("test-embed", base_url=srv.base_url)
+    assert info.value.reason.value == "no_key"
+    with pytest.raises(SourceError, match=r"^api_key contains a control character"):
+        OpenAIEmbedder("test-embed", base_url=srv.base_url, api_key="sk\n")
+    assert srv.requests == []
+
+
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ConfigError, match="name the model"):
         OpenAIEmbedder("", base_url="http://127.0.0.1:1/v1")

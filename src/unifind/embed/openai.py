@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 import numpy as np
 
+from unifind._http import header_problem
 from unifind.embed.base import Embedder, Vectors, normalize
 from unifind.errors import ConfigError, EmbedderMismatch, SourceError
 from unifind.types import Reason
@@ -144,6 +145,9 @@ class OpenAIEmbedder(Embedder):
                 f"{base}/embeddings needs an API key: set OPENAI_API_KEY "
                 "(or point UNIFIND_OPENAI_BASE_URL at a server that needs none)",
             )
+        if key and (problem := header_problem(key)):
+            source = "api_key" if api_key else "OPENAI_API_KEY"
+            raise SourceError(Reason.NO_KEY, f"{source} {problem}: set the real key")
         self.model, self.url, self.batch_size = model, f"{base}/embeddings", batch_size
         self.spec = f"openai:{model}@{host}"
         # Only text-embedding-3 and later accept `dimensions` (API reference).
