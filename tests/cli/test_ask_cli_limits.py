@@ -54,6 +54,8 @@ def test_a_check_cut_by_the_deadline_says_what_it_left(llm: OpenAIServer) -> Non
             yield sse_chunk(SENTENCE * 100)
 
     llm.script_chat(Reply(chunks=slow()))
+    warm = CliRunner().invoke(app, ["ask", "how long do refunds take?", "--plan"])
+    assert warm.exit_code == 0, warm.stderr  # the first plan loads jieba, slowly
     res = CliRunner().invoke(app, ["ask", "how long do refunds take?", "--deadline", "3"])
     assert res.exit_code == 0, res.stderr
     err = " ".join(res.stderr.split())
