@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 
 from unifind import Searcher
 from unifind.http_api import create_app
@@ -158,6 +159,55 @@ async def test_health_needs_no_key_and_names_the_worker(app: Any) -> None:
         assert (await anon.get("/ready")).status_code == 401
 
 
+async def _ready(settings: Any) -> httpx.Response:
+    searcher = Searcher(settings)
+    app = create_app(searcher=searcher, mcp=False)
+    try:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+        ) as c:
+            return await c.get("/ready")
+    finally:
+        await searcher.aclose()
+
+
+async def test_ready_names_a_down_redis_and_stays_ready_per_worker(
+    settings_of: Callable[..., Any],
+) -> None:
+    pytest.importorskip("redis")
+    from unifind._redis import close_links
+    from unifind.testing.servers import free_port
+
+    url = f"redis://:pw-redis-secret@127.0.0.1:{free_port()}/0"
+    try:
+        r = await _ready(settings_of(server={"auth": False}, redis_url=url))
+    finally:
+        close_links()
+    # Redis is shared state, not a dependency: every worker still answers on its own.
+    assert r.status_code == 200 and r.json()["ready"] is True, r.text
+    assert r.json()["status"] == "degraded"
+    redis = {c["name"]: c for c in r.json()["checks"]}["redis"]
+    assert (redis["ok"], redis["status"], redis["reason"]) == (False, "degraded", "unreachable")
+    assert "own citation numbers" in redis["detail"] and "pw-redis-secret" not in r.text
+    assert redis["target"].startswith("redis://:***@127.0.0.1:")
+
+
+async def test_ready_is_503_naming_a_kb_store_that_is_down(
+    settings_of: Callable[..., Any],
+) -> None:
+    pytest.importorskip("psycopg")
+    from unifind.testing.servers import free_port
+
+    store = f"postgresql://postgres:pw-pg-secret@127.0.0.1:{free_port()}/kb"
+    settings = settings_of(server={"auth": False})
+    settings.kb = settings.kb.model_copy(update={"store": store})
+    r = await _ready(settings)
+    assert r.status_code == 503 and r.json()["status"] == "unavailable", r.text
+    kb = {c["name"]: c for c in r.json()["checks"]}["kb"]
+    assert (kb["ok"], kb["status"], kb["reason"]) == (False, "unavailable", "unreachable")
+    assert "postgresql://postgres:***@127.0.0.1" in kb["detail"] and "pw-pg-secret" not in r.text
+
+
 async def test_ready_is_503_with_the_failing_check(
     settings_of: Callable[..., Any], auth: Callable[[str], dict[str, str]]
 ) -> None:
@@ -175,3 +225,4 @@ async def test_ready_is_503_with_the_failing_check(
     checks = {c["name"]: c for c in r.json()["checks"]}
     assert checks["kb"]["ok"] is True
     assert checks["records"]["ok"] is False and checks["records"]["detail"]
+    assert checks["records"]["status"] == "unavailable" and r.json()["status"] == "unavailable"

@@ -60,3 +60,10 @@ async def test_collection_routes_on_a_down_store_answer_503_naming_it(down_app: 
         r = await c.post("/v1/collections/remote/files", files={"files": ("a.txt", b"hello")})
         assert r.status_code == 200 and r.json()["failed"] == 1, r.text
         assert SECRET not in r.text
+        # /ready names the store; the server still answers for every other collection.
+        r = await c.get("/ready")
+        assert r.status_code == 200 and r.json()["status"] == "degraded", r.text
+        placed = [x for x in r.json()["checks"] if x["name"] == "kb.placed"]
+        assert [(x["status"], x["reason"]) for x in placed] == [("degraded", "unreachable")]
+        assert placed[0]["target"].startswith("postgresql://postgres:***@127.0.0.1:")
+        assert SECRET not in r.text

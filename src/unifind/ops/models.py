@@ -372,13 +372,26 @@ class Check(BaseModel):
     """One backend's readiness."""
 
     name: str
+    """``kb`` (the configured store), ``kb.placed`` (a store collections were placed on),
+    ``db``, ``records``, ``redis``."""
     ok: bool
+    status: Literal["ok", "degraded", "unavailable"] = "ok"
+    """``degraded``: down, but requests still answer without it (a placed store, Redis);
+    ``unavailable``: down, and readiness fails."""
+    reason: str | None = None
+    """Why it is down: ``unreachable``, ``timeout``, ``error``."""
     detail: str = ""
+    """The error, naming the backend without its password."""
+    target: str | None = None
+    """Which store or server, without its password (placed stores, Redis)."""
     took_ms: float = 0.0
 
 
 class Readiness(BaseModel):
-    """Whether each configured backend can be reached (``ready`` = all of them)."""
+    """Whether each configured backend can be reached; ``ready`` unless a required one
+    (the KB store, the records store, the database) is down (HTTP 503 then)."""
 
     ready: bool
+    status: Literal["ok", "degraded", "unavailable"] = "ok"
+    """``degraded``: ready, with a soft dependency down (see each check)."""
     checks: list[Check]

@@ -7,7 +7,6 @@ principal, and render the output. No surface holds search logic of its own.
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -19,7 +18,6 @@ from unifind.errors import InputError, UnifindError
 from unifind.ops._ask import AskInput, AskOutput, ask_events, ask_kwargs
 from unifind.ops._kb import KBOps
 from unifind.ops.models import (
-    Check,
     FetchInput,
     FetchOutput,
     LegSummary,
@@ -289,36 +287,11 @@ class Operations:
     # -- health ---------------------------------------------------------------------
 
     async def ready(self) -> Readiness:
-        """Each configured backend's reachability (the KB store, the database, records)."""
-        checks = [await _check("kb", lambda: self.searcher.kb.collections(principal=None))]
-        db = self.searcher.leg("db")
-        if db is not None and not db.disabled:
-            checks.append(await _acheck("db", db.models))
-        if self.searcher.records is not None:
-            checks.append(await _check("records", lambda: self.searcher.get_searches("-")))
-        return Readiness(ready=all(c.ok for c in checks), checks=checks)
+        """Each configured backend's reachability: the KB store and the stores collections
+        were placed on, the database, records, Redis (``ops._ready`` says what fails it)."""
+        from unifind.ops._ready import readiness  # the KB routing and Redis modules
 
-
-async def _check(name: str, fn: Any) -> Check:
-    t0 = time.perf_counter()
-    try:
-        await asyncio.wait_for(asyncio.to_thread(fn), 5)
-    except Exception as exc:  # readiness reports any failure as data
-        return Check(name=name, ok=False, detail=f"{type(exc).__name__}: {exc}", took_ms=_ms(t0))
-    return Check(name=name, ok=True, took_ms=_ms(t0))
-
-
-async def _acheck(name: str, fn: Any) -> Check:
-    t0 = time.perf_counter()
-    try:
-        await asyncio.wait_for(fn(), 5)
-    except Exception as exc:  # readiness reports any failure as data
-        return Check(name=name, ok=False, detail=f"{type(exc).__name__}: {exc}", took_ms=_ms(t0))
-    return Check(name=name, ok=True, took_ms=_ms(t0))
-
-
-def _ms(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1000, 3)
+        return await readiness(self.searcher)
 
 
 def _summary(res: SearchResult) -> LegSummary:
