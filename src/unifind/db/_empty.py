@@ -61,8 +61,12 @@ async def why_empty(
     who = f"{model.name} rows" + (" visible to this caller" if permission is not None else "")
     terms = and_terms(wheres)
     everything = await counter.count(list(wheres))
-    if everything:
-        return [f"{everything} {model.name} row(s) match, all before offset {offset:,}"]
+    if everything:  # rows after all: past the offset, or written since the query ran
+        return (
+            [f"{everything} {model.name} row(s) match, all before offset {offset:,}"]
+            if offset
+            else []
+        )
     if terms is None or not terms:
         total = await counter.count([])
         if not total:
