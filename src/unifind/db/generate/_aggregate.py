@@ -54,6 +54,8 @@ def read_aggregation(
             if found is None:
                 continue
             sense, span = found
+            if _inside_name(scan, m, sense):
+                continue  # "total horses" names the column Total_Horses: no sum
             if fn in ("max", "min") and not groups and not _asks_value(scan, m, span, nouns):
                 continue
             cue = _VALUE_CUE.search(scan.rest) if fn in ("max", "min") else None
@@ -63,9 +65,32 @@ def read_aggregation(
     count = _COUNT.search(scan.rest)
     if count is None or (count[0] == "数量" and not groups and scan.rest[count.end() :].strip()):
         return None
+    if count[0] == "number of" and _names_number(scan.rest[count.end() :], numeric):
+        return None  # "the number of horses" is the column Total_Horses, not a count of rows
     for s in (*spans, count.span()):
         scan.consume(*s)
     return Aggregation((Aggregate(fn="count"),), tuple(groups))
+
+
+def _inside_name(scan: Scan, m: re.Match[str], sense: Sense) -> bool:
+    """The function word begins a phrase naming the column ("total points" → pts)."""
+    if m[0] in sense.column.name.lower().split("_"):
+        return True
+    return any(
+        " " in w and re.match(rf"{re.escape(w)}(?![a-z])", scan.text[m.start() :])
+        for w in sense.words
+    )
+
+
+def _names_number(after: str, numeric: list[Sense]) -> bool:
+    """The words right after "number of" name a numeric column."""
+    head = after.lstrip()[:40]
+    return any(
+        re.match(rf"(?:the\s+)?{re.escape(w)}(?:e?s)?(?![a-z])", head)
+        for s in numeric
+        for w in s.words
+        if w.isascii()
+    )
 
 
 def _asks_value(scan: Scan, m: re.Match[str], span: tuple[int, int], nouns: frozenset[str]) -> bool:
@@ -77,7 +102,11 @@ def _asks_value(scan: Scan, m: re.Match[str], span: tuple[int, int], nouns: froz
     ("the maximum fee"); "the employee with the highest salary", "who earns the most" stay rows.
     """
     word = scan.text[span[0] : span[1]]
-    if not 0 <= span[0] - m.end() <= 2 or word.endswith("ed") or word == "paid":
+    gap = scan.text[m.end() : span[0]].split()
+    # "maximum athlete height": the model's own noun may stand between, as in a compound.
+    if span[0] < m.end() or len(gap) > 1 or any(w not in nouns for w in gap):
+        return False
+    if word.endswith("ed") or word == "paid":
         return False
     if _VALUE_CUE.search(scan.text):
         return True

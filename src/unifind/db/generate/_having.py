@@ -129,7 +129,7 @@ def _count_having(scan: Scan, nouns: frozenset[str], tail: tuple[int, int]) -> _
     for op in (">", "<", ">=", "<="):
         # Up to two words between the number and the noun stay for the other rules:
         # "at least 3 remote employees" counts remote employees.
-        noun = rf"(?:[a-z-]+\s+){{0,2}}(?P<noun>{words})(?![a-z])"
+        noun = rf"(?:[a-z-]+\s+){{0,2}}(?P<noun>(?:{words})(?:e?s)?)(?![a-z])"
         pre = rf"(?<![a-z])(?P<op>{_OPS_EN[op]})\s+{_N}\s+{noun}"
         zh = rf"(?P<op>{_OPS_ZH[op]})\s*{_N}\s*(?:{_CLASSIFIER}|(?P<noun>{words}))"
         post = rf"{_N}\s*(?:{_CLASSIFIER}\s*|{noun}\s+)?(?P<op>{_POST[op]})" if op in _POST else ""

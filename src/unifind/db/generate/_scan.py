@@ -69,3 +69,11 @@ def number(text: str) -> float:
     if text in NUMBER_WORDS:
         return float(NUMBER_WORDS[text])
     return float(text)
+
+
+def plural(word: str) -> str:
+    """A regex for ``word`` or its English plural ("country" → countries, "box" → boxes)."""
+    w = re.escape(word)
+    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
+        return rf"{w[:-1]}(?:y|ies)"
+    return rf"{w}(?:e?s)?"

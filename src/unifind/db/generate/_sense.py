@@ -126,6 +126,10 @@ class Sense:
 def _name_words(col: Column, model: Model) -> list[str]:
     parts = col.name.lower().split("_")
     words = [" ".join(parts)]
+    if len(parts) > 1 and parts[-1] in ("id", "ids"):
+        # A key is named only with its "id": "mountain" names the model, not Mountain_ID,
+        # and "3 heads" is a count, not head_ID >= 3 (issue #19).
+        return words
     others = {p for c in model.columns.values() if c.name != col.name
               for p in c.name.lower().split("_")}  # fmt: skip
     core = [p for p in parts if p not in _GENERIC]
@@ -135,6 +139,15 @@ def _name_words(col: Column, model: Model) -> list[str]:
     if len(core) == 2 and core[1].endswith("ed"):  # insurance_covered → "covered by insurance"
         words.append(f"{core[1]} by {core[0]}")
     return words
+
+
+def _description_words(col: Column) -> list[str]:
+    """A short description that is a plain noun phrase names its column ("Manufacturer",
+    "official name"); a sentence ("Date the product was listed") does not."""
+    text = col.description.strip().lower()
+    if not re.fullmatch(r"[a-z]+(?: [a-z]+){0,2}", text) or text in _GENERIC:
+        return []
+    return [text]
 
 
 def _glossary(words: list[str]) -> list[str]:
@@ -215,7 +228,7 @@ def learn(model: Model) -> dict[str, Sense]:
     senses: dict[str, Sense] = {}
     for col in model.columns.values():
         own = _name_words(col, model)
-        words = [*col.aliases, *own, *_glossary(own)]
+        words = [*col.aliases, *own, *_description_words(col), *_glossary(own)]
         currency = currency_of(col)
         role = _role(col, currency)
         zero, nonzero = _zero_phrases(col, role, own)

@@ -22,14 +22,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from unifind.db.compile import like_pattern
-from unifind.db.dsl import Order, QueryDSL, Where, validate_dsl
+from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
 from unifind.db.generate._aggregate import Aggregation, read_aggregation
 from unifind.db.generate._dates import DateCondition, read_dates
+from unifind.db.generate._group import loose_group, read_top_group
 from unifind.db.generate._having import read_having
 from unifind.db.generate._numbers import read_numbers
-from unifind.db.generate._order import read_order
+from unifind.db.generate._order import Ordering, read_order
 from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_pattern
 from unifind.db.generate._sense import Sense, learn, model_words
+from unifind.db.generate._sort import read_sort
 from unifind.db.generate._values import read_flags, read_values
 from unifind.db.generate.base import Generation, GenerationError
 from unifind.db.models import Column, Model
@@ -88,14 +90,22 @@ class BuiltinGenerator:
         senses = learn(model)
         # Dates first: "最近30天" / "last 3 days" are ranges, not "the 30 most recent".
         wheres = self._dates(scan, senses)
+        # Explicit sorts before groups: "sorted by department" is no "by department" group.
         known = model_words(model)
+        sorts = read_sort(scan, senses, model.title_column, known)
         having = read_having(scan, senses, known, self._rates)
-        agg = (
-            Aggregation((having.aggregate,), (having.group,), (having.having,))
-            if having
-            else read_aggregation(scan, senses, known)
-        )
+        top = None if having else read_top_group(scan, senses, model.title_column,
+                                                 _numeric_words(senses))  # fmt: skip
+        agg: Aggregation | None
+        if having:
+            agg = Aggregation((having.aggregate,), (having.group,), (having.having,))
+        elif top:
+            agg = Aggregation((Aggregate(fn="count"),), (top.column,))
+        else:
+            agg = read_aggregation(scan, senses, known)
         orders, limit = read_order(scan, senses)
+        if top:
+            orders, limit = [Ordering("count", top.sort), *orders], top.limit
         # Values and flags before numbers: "under 900 in stock" must not bind 900 to stock;
         # a column's own values ("out_of_stock") before phrases inferred from its role.
         values = read_values(scan, senses)
@@ -105,12 +115,21 @@ class BuiltinGenerator:
         wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
         wheres += values + flags
         wheres += _negated_words(scan, model)
+        if agg and not agg.groups and not agg.havings:
+            used = {w.field for w in wheres if w.field}
+            if group := loose_group(scan, senses, used):
+                agg = Aggregation(agg.aggregates, (group,))
+        _consume_column_phrases(scan, senses)
         words = _keywords(scan, model)
         keywords = [w for w in words if _in_vocabulary(w, model)]
         unknown = [w for w in words if w not in keywords and w not in known]
+        orders = [*(Ordering(c, d) for c, d in sorts), *orders]
         understood = bool(wheres or orders or agg or limit)
+        guessed: list[str] = []
         if not understood and unknown and not model.vocabulary_complete and model.searchable:
-            keywords, unknown = keywords + unknown, []  # can't tell: search for them
+            # Can't tell from a partial sample: search for them, and say so (issue #19: a
+            # filter on words nobody confirmed is a guess, never a silent ok).
+            keywords, guessed, unknown = keywords + unknown, unknown, []
         if unknown and strict:
             raise GenerationError(
                 f"could not map {', '.join(repr(k) for k in unknown)} onto model "
@@ -121,6 +140,9 @@ class BuiltinGenerator:
         )
         if unknown:
             notes.append(f"not understood: {', '.join(unknown)} (used for ranking only)")
+        if guessed:
+            notes.append(f"not understood: {', '.join(guessed)} (searched for as text; not "
+                         f"among the words sampled from {model.name})")  # fmt: skip
         if off_topic:
             notes.append(f"the question does not seem to be about {model.name}: nothing in it "
                          "names a column, a value or a word of its text")  # fmt: skip
@@ -131,7 +153,7 @@ class BuiltinGenerator:
             aggregates=agg.aggregates if agg else (),
             groups=agg.groups if agg else (),
             havings=agg.havings if agg else (),
-            orders=tuple(Order(field=o.column, sort=o.sort) for o in orders) if not agg else (),  # type: ignore[arg-type]
+            orders=_orders(orders, agg),
             limit=limit,
         )
         return Generation(
@@ -166,6 +188,36 @@ class BuiltinGenerator:
             else:
                 out.append(Where(field=col.name, op=d.op, value=d.start))  # type: ignore[arg-type]
         return out
+
+
+def _orders(orders: list[Ordering], agg: Aggregation | None) -> tuple[Order, ...]:
+    """Sort keys; over groups only the group columns can be sorted (each once)."""
+    names = {a.name for a in agg.aggregates} if agg else set()
+    keep = [o for o in orders if agg is None or o.column in (*agg.groups, *names)]
+    unique = dict.fromkeys((o.column, o.sort) for o in keep)
+    seen: set[str] = set()
+    out = []
+    for column, sort in unique:
+        if column not in seen:
+            seen.add(column)
+            out.append(Order(field=column, sort=sort))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+def _consume_column_phrases(scan: Scan, senses: dict[str, Sense]) -> None:
+    """A column's several-word name ("total points") is accounted for: a row answer shows
+    that column. Its single words alone are no keywords then."""
+    for sense in senses.values():
+        for word in sense.words:
+            if " " in word:
+                for m in scan.find(phrase_pattern(word)):
+                    scan.consume(*m.span())
+
+
+def _numeric_words(senses: dict[str, Sense]) -> frozenset[str]:
+    return frozenset(
+        w for s in senses.values() if s.column.type in ("integer", "number") for w in s.words
+    )
 
 
 def _named(sense: Sense, text: str) -> bool:
@@ -246,7 +298,9 @@ def _names(model: Model) -> frozenset[str]:
     """Every word that names the model or one of its columns (never a keyword)."""
     words = [model.name, model.table, *model.aliases]
     for col in model.columns.values():
-        words += [col.name, col.name.replace("_", " "), *col.aliases]
+        # Every part of a column's name, generic ones too: "names", "ids", "dates" ask for
+        # that column, and a row answer carries every column (issue #19).
+        words += [col.name, col.name.replace("_", " "), *col.name.split("_"), *col.aliases]
     for sense in learn(model).values():
         words += [w for w in sense.words if " " not in w]
     return _normalised(tuple(words))
@@ -258,6 +312,8 @@ def _normalised(words: tuple[str, ...]) -> frozenset[str]:
 
 
 def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"  # "cities" → "city"
     # Plural -s only: "laptops"→"laptop", keeps "glass", "bus", "xps" (consonant cluster ok).
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ps")):
         return word[:-1]

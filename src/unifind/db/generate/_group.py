@@ -1,0 +1,112 @@
+"""Groups asked for without "by" (issue #19): "which X has the most Y", "the 3 most common X",
+"X and the number of Y", "the number of Y for each X".
+
+All from English grammar over the model's own column words: a group is a column that is
+neither the model's title (a title names one row, so "which name has the most ..." is a
+row, not a group) nor a key; a number column groups too ("the most common cloud cover").
+"the most/fewest" after it ranks the groups by their count.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from unifind.db.generate._scan import NUMBER_WORDS, Scan, number, plural
+from unifind.db.generate._sense import Sense
+
+_MOST = (
+    r"(?P<dir>greatest number of|largest number of|highest number of|biggest number of"
+    r"|maximum number of|smallest number of|lowest number of|minimum number of|most number of"
+    r"|least number of|fewest number of|most|fewest|least)"
+)
+_COMMON = r"(?P<dir>most|least)\s+(?:common|frequent|popular|often)"
+_N = r"(?:(?P<n>\d+|" + "|".join(w for w in NUMBER_WORDS if w.isascii()) + r")\s+)"
+_HAS = r"(?:has|have|had|is|are|was|were|with|gets|got|contains?|holds?|owns?|hosts?)"
+
+
+@dataclass(frozen=True, slots=True)
+class TopGroup:
+    """Groups of ``column`` ranked by their count."""
+
+    column: str
+    sort: str
+    limit: int | None
+
+
+@functools.lru_cache(maxsize=512)
+def _patterns(cols: str) -> tuple[re.Pattern[str], ...]:
+    col = rf"(?P<col>{cols})(?![a-z])"
+    return tuple(
+        re.compile(p)
+        for p in (
+            rf"(?<![a-z])(?:which|what)\s+{_N}?{col}\s+(?:\w+\s+)?{_HAS}\s+(?:the\s+)?{_MOST}"
+            r"(?![a-z])",
+            rf"(?<![a-z])(?:the\s+)?{_N}?{col}\s+(?:that|which|who)\s+{_HAS}\s+(?:the\s+)?"
+            rf"{_MOST}(?![a-z])",
+            rf"(?<![a-z])(?:the\s+)?{_N}?{col}\s+with\s+(?:the\s+)?{_MOST}(?![a-z])",
+            rf"(?<![a-z])(?:the\s+)?{_N}?{_COMMON}\s+{col}",
+            rf"(?<![a-z]){col}\s+(?:that|which)\s+(?:is|are)\s+(?:the\s+)?{_COMMON}",
+        )
+    )
+
+
+def group_words(senses: dict[str, Sense], title: str | None) -> dict[str, str]:
+    """Each phrase naming a column that can group rows (not the title, not a key)."""
+    out: dict[str, str] = {}
+    for sense in senses.values():
+        col = sense.column
+        key = col.name.lower().split("_")[-1] in ("id", "ids")
+        if col.type not in ("string", "integer", "number") or col.name == title or key:
+            continue
+        for word in sense.words:
+            if word.isascii() and len(word) >= 3:
+                out.setdefault(word, sense.column.name)
+    return out
+
+
+def read_top_group(
+    scan: Scan, senses: dict[str, Sense], title: str | None, numeric_words: frozenset[str]
+) -> TopGroup | None:
+    """Consume "which X has the most ..." and kin; None when the question has none."""
+    words = group_words(senses, title)
+    if not words:
+        return None
+    alternation = "|".join(plural(w) for w in sorted(words, key=len, reverse=True))
+    for pattern in _patterns(alternation):
+        for m in scan.find(pattern):
+            after = scan.rest[m.end() : m.end() + 30]
+            if any(re.match(rf"\s+{re.escape(w)}(?![a-z])", after) for w in numeric_words):
+                continue  # "the city with the most population": a row, by a number
+            down = not m["dir"].startswith(("fewest", "least", "smallest", "lowest", "minimum"))
+            n = m["n"]
+            scan.consume(*m.span())
+            column = next(c for w, c in words.items() if re.fullmatch(plural(w), m["col"]))
+            return TopGroup(column, "desc" if down else "asc",
+                            int(number(n)) if n else 1)  # fmt: skip
+    return None
+
+
+_CUE = re.compile(
+    r"(?<![a-z])(?:for each|for every|in each|of each|each|every|per|for all|for different"
+    r"|and the number|and number|and the count|and count|and how many|along with"
+    r"|with the number|with their number)(?![a-z])"
+)
+
+
+def loose_group(scan: Scan, senses: dict[str, Sense], used: set[str]) -> str | None:
+    """A text column named beside an aggregate with a cue ("each", "and the number of"):
+    the aggregate is per value of that column. The title column counts too here ("the name
+    and the number of ..." groups by name)."""
+    if not _CUE.search(scan.text):
+        return None
+    words = group_words(senses, None)
+    best: tuple[int, str] | None = None
+    for word, column in words.items():
+        if column in used:
+            continue  # "how many students in each ... of the physics department": a condition
+        m = re.search(rf"(?<![a-z]){plural(word)}(?![a-z])", scan.rest)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), column)
+    return best[1] if best else None

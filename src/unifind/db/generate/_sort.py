@@ -1,0 +1,132 @@
+"""Explicit ordering: "sorted by age", "ordered by name desc", "in descending order of
+population", "from highest to lowest salary", "in alphabetical order" (issue #19).
+
+A direction word is English grammar, not a schema's: ascending, increasing, alphabetical,
+"lowest to highest" sort up; descending, decreasing, "highest to lowest" sort down. The
+column is the one named right after "by"/"of" (by any of its words, see ``_sense``); with
+no column named there, "alphabetical" sorts the text column the question names (else the
+model's title) and a bare "ascending"/"descending" the nearest column named before it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from unifind.db.generate._scan import Scan, plural
+from unifind.db.generate._sense import Sense
+
+_UP = (
+    r"ascending|increasing|alphabetical|alphabetic|lexicographical|lexicographic|a to z"
+    r"|lowest to highest|smallest to largest|low to high|least to most|fewest to most"
+    r"|earliest to latest|oldest to newest|shortest to longest|asc"
+)
+_DOWN = (
+    r"descending|decreasing|reverse alphabetical|reverse alphabetic|z to a|highest to lowest"
+    r"|largest to smallest|high to low|most to least|latest to earliest|newest to oldest"
+    r"|longest to shortest|desc"
+)
+_DIR = rf"(?:from\s+(?:the\s+)?)?(?:{_DOWN}|{_UP})"
+_VERB = r"(?:sorted|ordered|sort|order|ranked|rank|arranged|listed|organized|organised)"
+_THE = r"(?:(?:the|their|its|his|her)\s+)?"
+
+
+@functools.lru_cache(maxsize=512)
+def _patterns(cols: str) -> tuple[re.Pattern[str], ...]:
+    col = rf"(?P<col>{cols})(?![a-z])"
+    tail = rf"(?:\s*,?\s*(?:in\s+|and\s+)?(?:(?P<d2>{_DIR})(?![a-z])(?:\s+order)?))?"
+    return (
+        # "sorted by age", "ordered descending by population", "sort them by name in desc order"
+        re.compile(
+            rf"(?<![a-z]){_VERB}\s+(?:(?:them|it|the results?|the list)\s+)?(?:in\s+)?"
+            rf"(?:(?P<d1>{_DIR})\s+(?:order\s+)?)?(?:(?:according\s+to|based\s+on|on|by)\s+)"
+            rf"{_THE}{col}{tail}"
+        ),
+        # "in descending order of population", "in ascending order by age"
+        re.compile(
+            rf"(?<![a-z])(?:in\s+)?(?:an?\s+)?(?P<d1>{_DIR})\s+order\s+(?:of|by|for|on)\s+"
+            rf"{_THE}{col}"
+        ),
+        # "from highest to lowest salary"
+        re.compile(rf"(?<![a-z])(?P<d1>{_DIR})\s+{_THE}{col}"),
+    )
+
+
+_BARE = re.compile(
+    rf"(?<![a-z])(?:{_VERB}\s+)?(?:(?:in|by)\s+)?(?:an?\s+|the\s+)?(?P<d1>{_DIR})(?:\s+order)?"
+    rf"(?![a-z])"
+)
+
+
+def read_sort(
+    scan: Scan, senses: dict[str, Sense], title: str | None, nouns: frozenset[str]
+) -> list[tuple[str, str]]:
+    """Consume explicit ordering phrases; (column, "asc"|"desc") in the order read.
+
+    ``nouns`` name the model itself: "names of courses" names no course_* column."""
+    phrases = _phrases(senses)
+    if not phrases:
+        return []
+    alternation = "|".join(plural(p) for p in sorted(phrases, key=len, reverse=True))
+    out: list[tuple[str, str]] = []
+    for pattern in _patterns(alternation):
+        for m in scan.find(pattern):
+            direction = _direction(m["d1"] or m.groupdict().get("d2"))
+            out.append((_column(phrases, m["col"]), direction))
+            scan.consume(*m.span())
+    for m in scan.find(_BARE):
+        direction = _direction(m["d1"])
+        name = _nearest_before(scan, m.start(), senses, nouns, alphabetical="alpha" in m["d1"])
+        name = name or (title if "alpha" in m["d1"] else None)
+        if name is None:
+            continue  # no column to sort: the word stays, and is reported as not understood
+        out.append((name, direction))
+        scan.consume(*m.span())
+    return list(dict.fromkeys(out))
+
+
+def _column(phrases: dict[str, str], said: str) -> str:
+    """The column a phrase names, the phrase possibly in the plural."""
+    for phrase, column in phrases.items():
+        if re.fullmatch(plural(phrase), said):
+            return column
+    raise KeyError(said)  # unreachable: the pattern was built from these phrases
+
+
+def _direction(word: str | None) -> str:
+    if word is None:
+        return "asc"
+    word = re.sub(r"^from\s+(?:the\s+)?", "", word)
+    return "desc" if re.fullmatch(_DOWN, word) else "asc"
+
+
+def _phrases(senses: dict[str, Sense]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for sense in senses.values():
+        if sense.column.type == "boolean":
+            continue
+        for word in sense.words:
+            if word.isascii() and len(word) >= 2:
+                out.setdefault(word, sense.column.name)
+    return out
+
+
+def _nearest_before(
+    scan: Scan, start: int, senses: dict[str, Sense], nouns: frozenset[str], *, alphabetical: bool
+) -> str | None:
+    """The column named last before ``start`` (a text column for "alphabetical")."""
+    best: tuple[int, str] | None = None
+    before = scan.text[:start]
+    for sense in senses.values():
+        if alphabetical and sense.column.type != "string":
+            continue
+        if sense.column.type == "boolean":
+            continue
+        parts = [p for p in sense.column.name.lower().split("_") if p not in ("id", "ids")]
+        for word in (*sense.words, *parts):
+            if not word.isascii() or len(word) < 2 or word in nouns:
+                continue
+            for hit in re.finditer(rf"(?<![a-z]){plural(word)}(?![a-z])", before):
+                if best is None or hit.end() > best[0]:
+                    best = (hit.end(), sense.column.name)
+    return best[1] if best else None
