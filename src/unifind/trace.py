@@ -46,6 +46,30 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ask_references_from": "{n} reference(s) ({details})",
         "ask_answering": "writing the answer",
         "ask_citations": "checking citations",
+        # What the CLI prints around a result: footers, summary lines, notes.
+        "no_results": "No results.",
+        "untitled": "(untitled)",
+        "score": "score {score}",
+        "matched": "matched: {details}",
+        "note": "note: {text}",
+        "results": "{n} result{s}",
+        "results_of": "{hits} of {n} result{s}",
+        "status_line": "status: {status} · {count} · {ms} ms",
+        "status_request": "status: {status} · request {request}",
+        "ask_citations_line": (
+            "citations: {valid} valid id(s), {unknown} unknown{ids}; "
+            "{unsupported} of {checked} cited sentence(s) unsupported"
+        ),
+        "ask_unsupported": "  unsupported ({score}): {sentence}",
+        "ask_samples": (
+            "samples: {n}, kept #{kept} (fewest unknown, then unsupported citations, "
+            "then highest mean support)"
+        ),
+        "plan_none": "no search needed: {why}",
+        "plan_legs": "legs: {legs}   keywords: {keywords}",
+        "plan_request": "  {leg} ({source}): {query}",
+        "plan_why": "why: {why}",
+        "plan_uses": "uses: {details}",
     },
     "zh": {
         "loading": "正在搜索 {n} 个来源…",
@@ -65,13 +89,37 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ask_references_from": "{n} 条参考资料（{details}）",
         "ask_answering": "正在撰写回答",
         "ask_citations": "正在核对引用",
+        "no_results": "没有结果。",
+        "untitled": "（无标题）",
+        "score": "得分 {score}",
+        "matched": "匹配：{details}",
+        "note": "注意：{text}",
+        "results": "{n} 条结果",
+        "results_of": "共 {n} 条结果，显示 {hits} 条",
+        "status_line": "状态：{status} · {count} · {ms} 毫秒",
+        "status_request": "状态：{status} · 请求 {request}",
+        "ask_citations_line": (
+            "引用：{valid} 个有效编号，{unknown} 个未知{ids}；"
+            "{checked} 个带引用的句子中 {unsupported} 个缺乏依据"
+        ),
+        "ask_unsupported": "  缺乏依据（{score}）：{sentence}",
+        "ask_samples": (
+            "采样 {n} 次，保留第 {kept} 次（未知引用最少，其次缺乏依据的引用最少，"
+            "再次平均支持度最高）"
+        ),
+        "plan_none": "无需搜索：{why}",
+        "plan_legs": "来源：{legs}   关键词：{keywords}",
+        "plan_request": "  {leg}（{source}）：{query}",
+        "plan_why": "原因：{why}",
+        "plan_uses": "使用：{details}",
     },
 }
 
 #: The words put into the sentences, by kind. A language without an entry shows the word
 #: as it is (English is the machine code itself).
 LABELS: dict[str, dict[str, dict[str, str]]] = {
-    "en": {"leg": {}, "status": {}, "reason": {}, "kind": {}, "stage": {}},
+    "en": {"leg": {}, "status": {}, "reason": {}, "kind": {}, "stage": {}, "source": {},
+           "column": {}},
     "zh": {
         "leg": {"web": "网页", "kb": "知识库", "db": "数据库"},
         "stage": {
@@ -95,6 +143,17 @@ LABELS: dict[str, dict[str, dict[str, str]]] = {
             "references": "参考", "answer.delta": "回答", "citations": "引用",
             "done": "完成", "error": "错误",
         },
+        "source": {"user": "用户", "hook": "钩子", "auto": "自动"},
+        # Table headers the CLI prints (search reports, kb list/docs, logs list).
+        "column": {
+            "leg": "来源", "backend": "后端", "stage": "阶段", "status": "状态",
+            "reason": "原因", "hits": "命中", "ms": "毫秒", "detail": "详情",
+            "name": "名称", "owner": "所有者", "store": "存储", "documents": "文档",
+            "chunks": "分块", "embedder": "嵌入模型", "analyzer": "分析器",
+            "description": "描述", "document_id": "文档编号", "title": "标题",
+            "chars": "字符", "updated": "更新时间", "request": "请求", "time": "时间",
+            "query": "查询", "references": "参考资料", "chat": "会话",
+        },
     },
 }  # fmt: skip
 
@@ -102,7 +161,9 @@ LABELS: dict[str, dict[str, dict[str, str]]] = {
 SEPARATORS = {"en": ", ", "zh": "、"}
 CLAUSES = {"en": "; ", "zh": "；"}
 #: Which label kind a template value is translated through (``legs``: a list of legs).
-_LABELLED = {"leg": "leg", "legs": "leg", "status": "status", "reason": "reason"}
+_LABELLED = {
+    "leg": "leg", "legs": "leg", "status": "status", "reason": "reason", "source": "source",
+}  # fmt: skip
 
 
 def pick_locale(value: str | None) -> str:

@@ -60,7 +60,13 @@ def sample_values() -> list[dict[str, object]]:
             for reason in reasons:
                 out.append({"n": 2, "hits": 1, "failed": 1, "total": 3, "leg": leg,
                             "legs": list(LEGS), "status": status, "reason": [reason],
-                            "backend": "duckduckgo", "details": "docs"})  # fmt: skip
+                            "backend": "duckduckgo", "details": "docs",
+                            # the CLI's footers and summary lines (#18)
+                            "score": "0.50", "text": "备注", "count": "2", "ms": "1.5",
+                            "request": "1", "valid": 2, "unknown": 0, "ids": "",
+                            "unsupported": 1, "checked": 3, "sentence": "句子", "kept": 1,
+                            "why": "原因", "keywords": "退款", "query": "退款",
+                            "source": "user"})  # fmt: skip
     return out
 
 

@@ -143,27 +143,39 @@ def _snippet(text: str, width: int = 240) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def print_result(result: SearchResult) -> None:
-    """Human output: ranked items with provenance, then every backend's report."""
-    if result.notes:
-        for note in result.notes:
-            console.print(f"[yellow]note:[/yellow] {escape(note)}")
+def print_result(result: SearchResult, lang: str = "en") -> None:
+    """Human output: ranked items with provenance, then every backend's report; every word
+    that is not the data in ``lang``'s (``unifind.trace``'s table)."""
+    from unifind.trace import message
+
+    for note in result.notes:
+        console.print(f"[yellow]{escape(message(lang, 'note', text=note))}[/yellow]")
     if not result.items:
-        console.print("[bold]No results.[/bold]")
+        console.print(f"[bold]{escape(message(lang, 'no_results'))}[/bold]")
     for i, item in enumerate(result.items, start=1):
         where = item.url or (item.metadata.get("source") if item.metadata else None) or ""
-        via = ", ".join(f"{m.backend} #{m.rank}" for m in item.matched)
+        via = ", ".join(f"{_backend(lang, m.backend)} #{m.rank}" for m in item.matched)
         ref = f"[magenta]{escape(f'[{item.citation_id}]')}[/magenta] " if item.citation_id else ""
+        title = item.title or message(lang, "untitled")
+        score = message(lang, "score", score=f"{item.score:.4f}")
         console.print(
-            f"[bold cyan]{i}.[/bold cyan] {ref}[bold]{escape(item.title or '(untitled)')}[/bold] "
-            f"[dim]score {item.score:.4f}[/dim]"
+            f"[bold cyan]{i}.[/bold cyan] {ref}[bold]{escape(title)}[/bold] [dim]{score}[/dim]"
         )
         if where:
             console.print(Padding(f"[blue]{escape(str(where))}[/blue]", (0, 0, 0, 3)))
         console.print(Padding(escape(_snippet(item.content)), (0, 0, 0, 3)))
         if via:
-            console.print(Padding(f"[dim]matched: {escape(via)}[/dim]", (0, 0, 0, 3)))
-    print_reports(result)
+            matched = escape(message(lang, "matched", details=via))
+            console.print(Padding(f"[dim]{matched}[/dim]", (0, 0, 0, 3)))
+    print_reports(result, lang)
+
+
+def _backend(lang: str, name: str) -> str:
+    """``docs/lexical`` → ``docs/关键词``: a KB backend's stage in ``lang``'s words."""
+    from unifind.trace import label
+
+    head, sep, stage = name.rpartition("/")
+    return f"{head}/{label(lang, 'stage', stage)}" if sep else name
 
 
 def cited(result: SearchResult) -> SearchResult:
@@ -176,18 +188,20 @@ def cited(result: SearchResult) -> SearchResult:
     return result.model_copy(update={"items": items, "request_id": ctx.request_id})
 
 
-def print_reports(result: SearchResult) -> None:
+def print_reports(result: SearchResult, lang: str = "en") -> None:
+    from unifind.trace import label, message
+
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("leg", "backend", "stage", "status", "reason", "hits", "ms", "detail"):
-        table.add_column(col)
+        table.add_column(label(lang, "column", col))
     for r in result.reports:
         style = _STATUS_STYLE.get(r.status, "")
         table.add_row(
-            r.leg,
+            label(lang, "leg", r.leg),
             escape(r.backend),
-            r.stage or "",
-            f"[{style}]{r.status.value}[/{style}]",
-            r.reason.value if r.reason else "",
+            label(lang, "stage", r.stage) if r.stage else "",
+            f"[{style}]{label(lang, 'status', r.status.value)}[/{style}]",
+            label(lang, "reason", r.reason.value) if r.reason else "",
             str(r.hits),
             f"{r.took_ms:.1f}",
             escape(r.error or r.note or ""),
@@ -197,10 +211,9 @@ def print_reports(result: SearchResult) -> None:
     style = _STATUS_STYLE[result.status]
     shown = len(result.items)
     if result.total is not None:
-        count = f"{shown} of {plural(result.total, 'result')}"
+        count = message(lang, "results_of", hits=shown, n=result.total)
     else:
-        count = plural(shown, "result")
-    console.print(
-        f"[bold]status:[/bold] [{style}]{result.status.value}[/{style}] · "
-        f"{count} · {result.took_ms:.1f} ms"
-    )
+        count = message(lang, "results", n=shown)
+    status = f"[{style}]{label(lang, 'status', result.status.value)}[/{style}]"
+    ms = f"{result.took_ms:.1f}"
+    console.print(message(lang, "status_line", status=status, count=escape(count), ms=ms))

@@ -129,7 +129,7 @@ def ask(
                 if as_json:
                     print_json(out.public())
                 else:
-                    _print_plan(out.public())
+                    _print_plan(out.public(), locale)
                 return
             kw: dict[str, Any] = {"parts": parts, "uses": uses, "answer_uses": answer,
                                   "deadline_s": deadline, "assistant": assistant,
@@ -170,50 +170,54 @@ async def _stream(searcher: Any, message: str, as_json: bool, **kw: Any) -> None
                 if as_json:
                     print_json(out.model_dump(mode="json", exclude_none=True))
                 else:
-                    _print_after(out)
+                    _print_after(out, kw.get("locale", "en"))
     finally:
         await searcher.aclose()
 
 
-def _print_plan(plan: dict[str, Any]) -> None:
+def _print_plan(plan: dict[str, Any], lang: str) -> None:
+    from unifind.trace import SEPARATORS, message
+
+    def say(key: str, **values: Any) -> None:
+        err_console.print(escape(message(lang, key, **values)), soft_wrap=True)
+
     if not plan["search"]:
-        err_console.print(escape(f"no search needed: {plan['why']}"))
+        say("plan_none", why=plan["why"])
         return
-    err_console.print(
-        escape(f"legs: {', '.join(plan['legs'])}   keywords: {', '.join(plan['keywords'])}")
-    )
+    say("plan_legs", legs=plan["legs"], keywords=SEPARATORS[lang].join(plan["keywords"]))
     for req in plan["requests"]:
-        err_console.print(escape(f"  {req['type']} ({req['source']}): {req['query']}"))
-    err_console.print(escape(f"why: {plan['why']}"))
+        say("plan_request", leg=req["type"], source=req["source"], query=req["query"])
+    say("plan_why", why=plan["why"])
     layers = plan.get("layers") or {}
     chosen = [f"{k}={v} ({layers.get('uses.' + k, '?')})" for k, v in plan["uses"].items()]
-    err_console.print(escape(f"uses: {', '.join(chosen)}"), soft_wrap=True)
+    say("plan_uses", details=", ".join(chosen))
     for note in plan.get("notes") or ():
-        err_console.print(escape(f"note: {note}"))
+        say("note", text=note)
 
 
-def _print_after(out: Any) -> None:
+def _print_after(out: Any, lang: str) -> None:
+    from unifind.trace import message, report_line
+
     sys.stdout.write("\n")
     if out.note:
         err_console.print(f"[yellow]{escape(out.note)}[/]")
     for note in out.plan.notes:  # fallbacks, unreadable attachments, skipped legs
-        err_console.print(escape(f"note: {note}"))
-    for rep in out.reports:
-        stage = f" {rep.stage}" if rep.stage else ""  # a KB answers by lexical and vector
-        err_console.print(f"  {rep.leg}/{rep.backend}{stage}: {rep.status.value}"
-                          + (f" ({rep.reason.value})" if rep.reason else ""))  # fmt: skip
+        err_console.print(escape(message(lang, "note", text=note)))
+    for rep in out.reports:  # a KB answers by lexical and vector: report_line says which
+        err_console.print(escape("  " + report_line(lang, rep.model_dump(mode="json"))))
     c = out.citations
-    unknown = f" ({', '.join(c.unknown)})" if c.unknown else ""
-    err_console.print(f"citations: {len(c.valid)} valid id(s), {len(c.unknown)} unknown{unknown}; "
-                      f"{len(c.unsupported)} of {c.checked_sentences} cited sentence(s) "
-                      "unsupported")  # fmt: skip
+    ids = f" ({', '.join(c.unknown)})" if c.unknown else ""
+    err_console.print(escape(message(
+        lang, "ask_citations_line", valid=len(c.valid), unknown=len(c.unknown), ids=ids,
+        unsupported=len(c.unsupported), checked=c.checked_sentences,
+    )))  # fmt: skip
     for bad in c.unsupported:
-        err_console.print(escape(f"  unsupported ({bad.score:.2f}): {bad.sentence}"))
+        line = message(lang, "ask_unsupported", score=f"{bad.score:.2f}", sentence=bad.sentence)
+        err_console.print(escape(line))
     if c.support_note:
         err_console.print(f"[yellow]{escape(c.support_note)}[/]")
     if c.note:  # sentences the deadline left unchecked: neither passed nor failed
         err_console.print(f"[yellow]{escape(c.note)}[/]")
     if out.samples:
         kept = next((i for i, s in enumerate(out.samples, 1) if s.kept), None)
-        err_console.print(f"samples: {len(out.samples)}, kept #{kept} (fewest unknown, then "
-                          "unsupported citations, then highest mean support)")  # fmt: skip
+        err_console.print(escape(message(lang, "ask_samples", n=len(out.samples), kept=kept)))

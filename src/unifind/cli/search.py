@@ -267,7 +267,7 @@ def search(
             raise InputError(f"--lang {lang!r}: choose one of {', '.join(MESSAGES)}")
         lang = lang or settings.telemetry.lang
         out = asyncio.run(_run(settings, inp, stream, lang, shown != "text"))
-    _render(out, query, shown)
+    _render(out, query, shown, pick_locale(lang))
     if out.status is Overall.UNAVAILABLE:
         raise typer.Exit(1)
 
@@ -313,7 +313,7 @@ def _summary(out: SearchOutput, lang: str) -> tuple[str, str]:
     return ("found", message(lang, "found", n=n)) if n else ("none", message(lang, "none"))
 
 
-def _render(out: SearchOutput, query: str, fmt: Format) -> None:
+def _render(out: SearchOutput, query: str, fmt: Format, lang: str) -> None:
     renderers: dict[str, Callable[[SearchOutput], None]] = {
         "json": lambda o: print_json(o.model_dump(mode="json", exclude_none=True)),
         "ndjson": _ndjson,
@@ -324,11 +324,11 @@ def _render(out: SearchOutput, query: str, fmt: Format) -> None:
         ),
     }
     if fmt == "text":
-        print_result(_as_result(out, query))
+        print_result(_as_result(out, query), lang)
         return
     renderers[fmt](out)
     if fmt != "json":
-        _status_to_stderr(out)
+        _status_to_stderr(out, lang)
 
 
 def _text(text: str) -> None:
@@ -341,16 +341,19 @@ def _ndjson(out: SearchOutput) -> None:
         sys.stdout.write(line + "\n")
 
 
-def _status_to_stderr(out: SearchOutput) -> None:
+def _status_to_stderr(out: SearchOutput, lang: str) -> None:
     """Pipe formats carry items only: what failed, or that nothing matched, goes to stderr."""
     for rep in out.reports:
         if rep.status.value == "degraded":
-            why = f"{rep.reason.value if rep.reason else 'error'}: {rep.error or ''}"
-            err_console.print(f"[yellow]{rep.leg}/{escape(rep.backend)}:[/yellow] {escape(why)}")
+            reason = label(lang, "reason", rep.reason.value if rep.reason else "error")
+            where = f"{label(lang, 'leg', rep.leg)}/{rep.backend}"
+            err_console.print(f"[yellow]{escape(where)}:[/yellow] {escape(reason)}: "
+                              f"{escape(rep.error or '')}")  # fmt: skip
     for note in out.notes:
-        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+        err_console.print(f"[yellow]{escape(message(lang, 'note', text=note))}[/yellow]")
     if out.status is not Overall.OK or not out.items:
-        err_console.print(f"status: {out.status.value} · request {out.request_id}")
+        line = message(lang, "status_request", status=out.status.value, request=out.request_id)
+        err_console.print(escape(line))
 
 
 def _as_result(out: SearchOutput, query: str) -> SearchResult:
