@@ -124,3 +124,53 @@ def test_a_broken_cache_file_costs_the_reading_not_the_plan(tmp_path: Path) -> N
     _fresh_process()
     cache.write_bytes(b"not a database at all")
     assert _vocab(tmp_path) == expected
+
+
+# -- the DB's words -------------------------------------------------------------------------
+
+_FRESH_DB = (
+    "import asyncio, json, sys\n"
+    "from unifind import load_settings\n"
+    "from unifind.agent.vocab import vocabulary\n"
+    "from unifind.engine import Searcher\n"
+    "s = Searcher(load_settings(home=sys.argv[1], db={{'sample_ttl_s': {ttl}}}))\n"
+    "v, notes = asyncio.run(vocabulary(s))\n"
+    "s.close()\n"
+    "print(json.dumps({{'sqlalchemy': 'sqlalchemy' in sys.modules, 'db': sorted(v.db),\n"
+    "  'rows': sorted(v.db_rows), 'models': sorted(v.db_models)}}))\n"
+)
+
+
+def _db_vocab_in_a_new_process(home: Path, ttl: float = 3600) -> dict[str, object]:
+    code = _FRESH_DB.format(ttl=ttl)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(home)], capture_output=True, text=True, check=True
+    )
+    got: dict[str, object] = json.loads(out.stdout)
+    return got
+
+
+def test_the_db_words_are_kept_until_the_database_file_changes(tmp_path: Path) -> None:
+    from unifind.db.demo import DEMO_FILE, create_demo
+
+    shop = create_demo(tmp_path / DEMO_FILE)
+    first = _db_vocab_in_a_new_process(tmp_path)
+    assert first["sqlalchemy"] is True and "products" in first["models"]  # type: ignore[operator]
+    assert "xylophonium" not in first["rows"]  # type: ignore[operator]
+    again = _db_vocab_in_a_new_process(tmp_path)
+    assert again["sqlalchemy"] is False  # the shop was not opened: its words were kept
+    assert {**again, "sqlalchemy": True} == first
+    with sqlite3.connect(shop) as db:
+        db.execute("UPDATE products SET name = 'Xylophonium Tent 3' WHERE id = 2")
+    db.close()
+    changed = _db_vocab_in_a_new_process(tmp_path)
+    assert changed["sqlalchemy"] is True
+    assert "xylophonium" in changed["rows"]  # type: ignore[operator]
+
+
+def test_db_words_are_not_kept_when_samples_may_not_be(tmp_path: Path) -> None:
+    from unifind.db.demo import DEMO_FILE, create_demo
+
+    create_demo(tmp_path / DEMO_FILE)
+    _db_vocab_in_a_new_process(tmp_path, ttl=0)
+    assert _db_vocab_in_a_new_process(tmp_path, ttl=0)["sqlalchemy"] is True

@@ -11,7 +11,12 @@ version and on the code and dictionary that read it, so it is kept in
   content hash, chunk and character counts and update time (a re-ingest that changes the
   text changes the hash; one that re-chunks it changes the counts or the time);
 * the KB-wide terms: the digests of every document read, in order, and the DB's words;
-* both: the source of the modules that compute them and jieba's version (:func:`_code`).
+* the DB's words (models, aliases, the words of sampled rows): the ``db`` settings, the
+  home, and the size and time of each SQLite file they read (the database, its WAL, a
+  models file); kept no longer than ``db.sample_ttl_s``, the age the DB leg itself allows
+  its samples in a process, and not at all when it is 0 (a server database has no change
+  counter to key on);
+* all: the source of the modules that compute them and jieba's version (:func:`_code`).
 
 So an entry is never stale: a changed document or a new one has another key, and the old
 entry is simply not asked for again. The cache is best effort: a home that can't be
@@ -26,10 +31,12 @@ import hashlib
 import json
 import logging
 import sqlite3
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from unifind.agent._sections import Section
 
@@ -48,8 +55,8 @@ def _code() -> str:
     """A digest of what computes the entries: these modules' source and jieba's version."""
     digest = hashlib.sha256()
     folder = Path(__file__).parent
-    for name in ("_sections.py", "_terms.py", "_normalise.py", "_cues.py", "vocab.py",
-                 "common_en.txt"):  # fmt: skip
+    for name in ("_sections.py", "_terms.py", "_normalise.py", "_cues.py", "_dbwords.py",
+                 "vocab.py", "common_en.txt"):  # fmt: skip
         with contextlib.suppress(OSError):
             digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
     with contextlib.suppress(PackageNotFoundError):
@@ -132,6 +139,19 @@ class KBCache:
     def keep_words(self, key: str, words: frozenset[str]) -> None:
         self._put(key, sorted(words))
 
+    def sets(self, key: str, max_age_s: float) -> dict[str, frozenset[str]] | None:
+        """Named word sets kept at most ``max_age_s`` seconds ago, if any."""
+        got = self._get(key)
+        try:
+            if not 0 <= time.time() - float(got["at"]) <= max_age_s:
+                return None
+            return {str(k): frozenset(map(str, v)) for k, v in got["sets"].items()}
+        except (TypeError, KeyError, ValueError, AttributeError):
+            return None
+
+    def keep_sets(self, key: str, sets: Mapping[str, frozenset[str]]) -> None:
+        self._put(key, {"at": time.time(), "sets": {k: sorted(v) for k, v in sets.items()}})
+
     def keep_terms(self, key: str, found: Terms) -> None:
         terms, specific, everyday = found
         value = {"terms": sorted(terms), "specific": sorted(specific),
@@ -149,3 +169,27 @@ def doc_key(store: str, collection: Any, doc: Any) -> str:
 def terms_key(doc_keys: Sequence[str], theirs: frozenset[str]) -> str:
     """The key of the KB-wide terms over these documents, less the DB's words."""
     return key("terms", list(doc_keys), sorted(theirs))
+
+
+def db_key(settings: Any) -> tuple[str, float]:
+    """The key of the DB's words under ``settings``, and how long they may be kept."""
+    from unifind.db.demo import DEMO_FILE  # sqlite3 only: the DB leg would load SQLAlchemy
+
+    cfg = dict(settings.db)
+    files = [Path(settings.home) / DEMO_FILE]
+    url, models = cfg.get("url"), cfg.get("models")
+    if isinstance(url, str) and urlsplit(url).scheme.startswith("sqlite"):
+        files.append(Path(urlsplit(url).path[1:]))  # SQLAlchemy's sqlite:///relative.db
+    if isinstance(models, str):
+        files.append(Path(models))
+    stats = [_stat(f) for p in files for f in (p, p.with_name(p.name + "-wal"))]
+    ttl = float(cfg.get("sample_ttl_s", 3600.0))
+    return key("db", cfg, str(settings.home), [str(f) for f in files], stats), ttl
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return None
+    return st.st_mtime_ns, st.st_size

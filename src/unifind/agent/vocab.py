@@ -21,7 +21,7 @@ from unifind.agent._dbwords import db_vocabulary as db_vocabulary
 from unifind.agent._dbwords import db_vocabulary_of as db_vocabulary_of
 from unifind.agent._dbwords import db_weak_of as db_weak_of
 from unifind.agent._dbwords import row_words as row_words
-from unifind.agent._kbcache import KBCache, Read, Terms, doc_key, key, terms_key
+from unifind.agent._kbcache import KBCache, Read, Terms, db_key, doc_key, key, terms_key
 from unifind.agent._normalise import common_words
 from unifind.agent._sections import _NOISE as _SALIENT_NOISE
 from unifind.agent._sections import Section, sections
@@ -36,19 +36,12 @@ log = logging.getLogger("unifind.agent")
 async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     """The vocabulary of the configured sources; a source that can't be read is a note."""
     notes: list[str] = []
-    declared: dict[str, Any] = {}
-    try:
-        leg = searcher.leg("db")
-        declared = getattr(leg, "declared", None) or getattr(leg, "_declared", None) or {}
-        if declared:
-            declared = await _sampled(leg, declared, notes)
-    except Exception as exc:  # a broken DB config must not stop a plan; it is said
-        notes.append(f"db models unreadable for intent: {type(exc).__name__}: {exc}")
+    cache = KBCache(searcher.settings.home)
+    db_part = await _db_part(searcher, cache, notes)
     names: list[str] = []
     secs: list[Section] = []
     counted: list[dict[str, int]] = []
     versions: list[str] = []
-    cache = KBCache(searcher.settings.home)
     try:
         who = searcher.settings.principal
         for info in searcher.kb.collections(principal=who):
@@ -67,7 +60,7 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
             counted.extend(c for _, c in read)
     except Exception as exc:
         notes.append(f"kb collections unreadable for intent: {type(exc).__name__}: {exc}")
-    vocab = db_vocabulary(declared.values(), _names_words(names, cache))
+    vocab = replace(db_part, kb=_names_words(names, cache))
     # A heading word that is a column's or a model's ("Delivery times and costs") is the
     # database's word still: a title says what a document is about, a heading less so.
     theirs = vocab.db | vocab.db_attrs | vocab.db_models
@@ -75,6 +68,37 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     terms, specific, everyday = _kb_terms(terms_key(versions, theirs), counted, theirs, cache)
     return replace(vocab, kb_sections=kept, kb_terms=terms, kb_rare=specific,
                    kb_everyday=everyday), notes  # fmt: skip
+
+
+#: The Vocabulary fields read from the database.
+_DB_FIELDS = ("db", "db_weak", "db_attrs", "db_models", "db_rows", "people_zh")
+
+
+async def _db_part(searcher: Searcher, cache: KBCache, notes: list[str]) -> Vocabulary:
+    """The DB's words, kept on disk between processes when they were read cleanly
+    (:func:`unifind.agent._kbcache.db_key`)."""
+    try:
+        at, ttl = db_key(searcher.settings)
+    except Exception as exc:  # an odd db section: read it the long way, as before
+        log.debug("no DB cache key: %s", exc)
+        at, ttl = "", 0.0
+    kept = cache.sets(at, ttl) if ttl > 0 else None
+    if kept is not None and set(kept) == set(_DB_FIELDS):
+        fields: dict[str, Any] = dict(kept)
+        return Vocabulary(**fields)
+    said = len(notes)
+    declared: dict[str, Any] = {}
+    try:
+        leg = searcher.leg("db")
+        declared = getattr(leg, "declared", None) or getattr(leg, "_declared", None) or {}
+        if declared:
+            declared = await _sampled(leg, declared, notes)
+    except Exception as exc:  # a broken DB config must not stop a plan; it is said
+        notes.append(f"db models unreadable for intent: {type(exc).__name__}: {exc}")
+    found = db_vocabulary(declared.values())
+    if ttl > 0 and len(notes) == said:  # only a clean read is kept
+        cache.keep_sets(at, {f: getattr(found, f) for f in _DB_FIELDS})
+    return found
 
 
 #: The KB's own words per (documents' versions, the DB's words): read once, not every ask.
