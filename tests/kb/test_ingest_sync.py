@@ -123,3 +123,16 @@ def test_sync_with_custom_ids_is_refused(kb: KnowledgeBase, handbook: Path) -> N
 
     with pytest.raises(InputError, match="document_id"):
         kb.ingest("docs", [handbook], document_id=lambda p: p.name, sync=True)
+
+
+def test_a_filter_by_the_shown_document_id_finds_it(kb: KnowledgeBase, handbook: Path) -> None:
+    # A caller filters by the document_id a result gave it: never a silent empty.
+    kb.ingest("docs", [handbook])
+    for mode in ("text", "semantic"):
+        req = SearchRequest(
+            type="kb", query="days", collections=("docs",), mode=mode,  # type: ignore[arg-type]
+            filters={"document_id": "handbook/policies/leave.md"},
+        )  # fmt: skip
+        assert [i.document_id for i in kb.search_sync(req).items] == [
+            "handbook/policies/leave.md"
+        ], mode

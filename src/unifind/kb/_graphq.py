@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from unifind.errors import InputError
 from unifind.kb import graph
-from unifind.kb._names import shown_id
+from unifind.kb._names import resolve_filters, shown_id
 from unifind.kb.base import Hit
 
 if TYPE_CHECKING:
@@ -44,7 +44,8 @@ def stage(
         if not found:
             return []
         terms = graph.as_terms(found) * 10
-        direct = kb.store.lexical_search(coll, terms, limit=depth, filters=req.filters)
+        filters = resolve_filters(kb.store, coll, req.filters)  # shown names match too
+        direct = kb.store.lexical_search(coll, terms, limit=depth, filters=filters)
         recs = kb.store.get_chunks(coll, [h.chunk_id for h in direct[:HOP_DOCS]])
         counts: Counter[str] = Counter()
         for rec in recs.values():
@@ -57,7 +58,7 @@ def stage(
         if not near:
             return direct
         hop = graph.as_terms([e for e, _ in near]) * HOP_WEIGHT
-        return kb.store.lexical_search(coll, terms + hop, limit=depth, filters=req.filters)
+        return kb.store.lexical_search(coll, terms + hop, limit=depth, filters=filters)
 
     return run
 

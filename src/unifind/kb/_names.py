@@ -11,16 +11,19 @@ the document's ``source`` and shown in its place by :func:`shown_id`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import Any
 
 from unifind.errors import InputError
 from unifind.kb._files import FileOutcome
 from unifind.kb.base import DocumentInfo, KBStore
 
-__all__ = ["Located", "find_shown", "locate", "shown_id", "stale", "sync_removed"]
+__all__ = [
+    "Located", "find_shown", "locate", "resolve_filters", "shown_id", "stale", "sync_removed",
+]  # fmt: skip
 
 _PAGE = 500  # documents per list_documents call while scanning a collection
 
@@ -155,3 +158,27 @@ def find_shown(store: KBStore, collection: str, name: str) -> str | None:
             "the same name were ingested): remove the one meant by its absolute path"
         )
     return found[0] if found else None
+
+
+def resolve_filters(
+    store: KBStore, collection: str, filters: Mapping[str, Any] | None
+) -> Mapping[str, Any] | None:
+    """``filters`` whose ``document_id`` values match what callers were shown as well.
+
+    A caller filters by the ``document_id`` a result gave it (``handbook/refunds.md``); the
+    store keeps the file's absolute path. Only a value that is no stored id costs a scan
+    of the collection's documents, to find the ids shown by that name.
+    """
+    if not filters or "document_id" not in filters:
+        return filters
+    raw = filters["document_id"]
+    values = list(raw) if isinstance(raw, list | tuple | set | frozenset) else [raw]
+    names = {v for v in values if isinstance(v, str) and store.document_hash(collection, v) is None}
+    if not names:
+        return filters
+    extra = [
+        d.document_id
+        for d in _documents(store, collection)
+        if d.document_id not in names and shown_id(d.document_id, d.source) in names
+    ]
+    return {**filters, "document_id": [*values, *extra]} if extra else filters

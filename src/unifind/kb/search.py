@@ -16,7 +16,7 @@ from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable, Source
 from unifind.kb import _graphq
 from unifind.kb._feedback import refine
 from unifind.kb._filters import check_filters
-from unifind.kb._names import shown_id
+from unifind.kb._names import resolve_filters, shown_id
 from unifind.kb._rank import Key, Run, depth_for, tiered
 from unifind.kb.base import ChunkRecord, CollectionInfo, Hit
 from unifind.kb.graph import query_terms
@@ -284,7 +284,8 @@ def _lex(
     # lexical report that paid for it.
     def run() -> list[Hit]:
         terms = query_terms(analyzer, query)
-        return kb.store.lexical_search(coll, terms, limit=depth, filters=req.filters)
+        filters = resolve_filters(kb.store, coll, req.filters)  # shown names match too
+        return kb.store.lexical_search(coll, terms, limit=depth, filters=filters)
 
     return run
 
@@ -292,7 +293,11 @@ def _lex(
 def _vec(
     kb: KnowledgeBase, coll: str, vec: Any, depth: int, req: SearchRequest
 ) -> Callable[[], list[Hit]]:
-    return lambda: kb.store.vector_search(coll, vec, limit=depth, filters=req.filters)
+    def run() -> list[Hit]:
+        filters = resolve_filters(kb.store, coll, req.filters)  # shown names match too
+        return kb.store.vector_search(coll, vec, limit=depth, filters=filters)
+
+    return run
 
 
 def _chunks(kb: KnowledgeBase, keys: Sequence[Key]) -> dict[Key, ChunkRecord]:
