@@ -14,5 +14,5 @@ def test_braces_in_the_references_and_the_message_reach_the_llm_verbatim() -> No
     refs = build_references(CitationContext("r").assign([item]), custom_prompt="{y} {example}")
     system, user = messages("{message} {0}", refs)
     assert text in system["content"] and 'title="{title}"' in system["content"]
-    assert '{y} <a href="#ref:ref_001">' in system["content"]
+    assert "{y} [ref_001]" in system["content"]
     assert user == {"role": "user", "content": "{message} {0}"}

@@ -82,7 +82,9 @@ def test_prompt_format_is_references_then_the_citation_prompt(docs: str) -> None
     assert res.exit_code == 0, res.output
     xml, _, prompt = res.stdout.partition("</references>")
     assert xml.startswith("<references") and 'id="ref_002"' in xml
-    assert "references above" in prompt and "#ref:ref_001" in prompt
+    # One citation format everywhere (issue #20): the prompt asks for [ref_001], as ask does.
+    assert "references above" in prompt and "cite it as [ref_001]." in prompt
+    assert "#ref:" not in prompt and "href" not in prompt
 
 
 def test_json_is_an_alias_of_format_json_and_conflicts_are_refused(docs: str) -> None:

@@ -62,7 +62,9 @@ def test_budget_overflow_is_announced() -> None:
 
 def test_prompt_formats_and_switches() -> None:
     items = CitationContext("r").assign([kb(1)])
-    assert '<a href="#ref:ref_001">[1]</a>' in build_references(items).prompt
+    assert "cite it as [ref_001]." in build_references(items).prompt  # issue #20: one format
+    anchor = build_references(items, citation_format="#ref:{id}").prompt
+    assert '<a href="#ref:ref_001">[1]</a>' in anchor
     assert "[^1]" in build_references(items, citation_format="[^{index}]").prompt
     assert (
         build_references(

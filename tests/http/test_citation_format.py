@@ -78,3 +78,12 @@ async def test_valid_templates_still_work(
     refs = r.json()["references"]
     assert f"cite it as {example}." in refs["prompt"]
     assert 'id="ref_001"' in refs["xml"]
+
+
+async def test_the_default_prompt_cites_as_ask_does(client: httpx.AsyncClient) -> None:
+    """One citation format everywhere (issue #20): without citation_format the prompt asks
+    for [ref_001], the form the ask answer, the MCP tools and the citation check use."""
+    r = await client.post("/v1/search", json={"query": "refund", "references": True})
+    assert r.status_code == 200, r.text
+    prompt = r.json()["references"]["prompt"]
+    assert "cite it as [ref_001]." in prompt and "href" not in prompt

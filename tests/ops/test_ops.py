@@ -62,7 +62,7 @@ async def test_references_within_budget_are_returned_on_request(ops: Operations)
     out = await ops.search(SearchInput(query="refunds", references=True, max_chars=200))
     assert out.references is not None
     assert out.references.xml.startswith("<references")
-    assert "#ref:" in out.references.prompt or "ref_" in out.references.prompt
+    assert "cite it as [ref_001]." in out.references.prompt  # the one default format (#20)
 
 
 async def test_stream_yields_plan_legs_items_done_in_order(ops: Operations) -> None:

@@ -125,7 +125,7 @@ def build_references(
     items: Sequence[Item],
     *,
     budget_chars: int = 16_000,
-    citation_format: str = "#ref:{id}",
+    citation_format: str = "[{id}]",
     custom_prompt: str | None = None,
     auto_inject_prompt: bool = True,
 ) -> References:

@@ -174,9 +174,10 @@ class SearchInput(_In):
     """Also return the ``<references>`` XML and the citation prompt."""
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, ge=200, le=1_000_000)
     """Size budget of the references XML."""
-    citation_format: str = "#ref:{id}"
-    """How the prompt asks the LLM to cite: ``{id}`` and/or ``{index}`` in at most 64
-    characters, no other braces (``[{id}]``, ``#ref:{id}``, ``[^{index}]``); else 400."""
+    citation_format: str = "[{id}]"
+    """How the prompt asks the LLM to cite (default ``[ref_001]``, the form ``ask``, MCP and the
+    citation check use): ``{id}`` and/or ``{index}`` in at most 64 characters, no other
+    braces (``[{id}]``, ``#ref:{id}``, ``[^{index}]``); else 400."""
 
     @field_validator("query")
     @classmethod
