@@ -63,6 +63,26 @@ UNAVAILABLE_RC = 1
 DOC_PORT = "localhost:8765"
 #: `NAME=$(command)`: the shell keeps NAME for the lines after it (the README's $KEY).
 ASSIGN = re.compile(r"^([A-Za-z_]\w*)=\$\((.*)\)\s*(#.*)?$", re.S)
+#: tests/conftest.py blocks the network in this process only; every Python process the
+#: examples start imports this first (site's sitecustomize hook), so they are offline too,
+#: on a machine with a network as well. Loopback stays open: the server, the curl lines.
+GUARD = """
+import socket
+
+_connect = socket.socket.connect
+
+
+def _guarded(self, address):
+    host = str(address[0] if isinstance(address, tuple) else address)
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not host.startswith(
+        ("127.", "::1", "localhost")
+    ):
+        raise OSError(f"network blocked in the README walker: connect to {host!r}")
+    return _connect(self, address)
+
+
+socket.socket.connect = _guarded
+"""
 
 
 @dataclass(frozen=True)
@@ -121,8 +141,11 @@ class Walker:
         self.home = tmp / "unifind-home"
         self.port = free_port()
         bindir = str(Path(sys.executable).parent)
+        (guard := tmp / "offline").mkdir()
+        (guard / "sitecustomize.py").write_text(GUARD, encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith("UNIFIND_")}
         env.update(
+            PYTHONPATH=os.pathsep.join(filter(None, [str(guard), env.get("PYTHONPATH")])),
             PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}",
             HOME=str(tmp / "user"),
             XDG_CONFIG_HOME=str(tmp / "xdg-config"),
