@@ -30,6 +30,11 @@ _VALUE_CUE = re.compile(
     r"(?<![a-z])(?:what(?:'s| is| was| are| were)|how (?:much|high|low))(?![a-z])"
     r"|是多少|为多少|是几|有多高|有多少"
 )
+#: Words of a list of functions over one column ("highest, lowest and average").
+_LISTED = frozenset(("and", "or", "the", "average", "avg", "mean", "total", "sum", "highest",
+                     "maximum", "max", "largest", "biggest", "lowest", "minimum", "min",
+                     "smallest"))  # fmt: skip
+_HOLDER = re.compile(r"(?<![a-z])(?:with|having|has|have|had)\s+the\s+$")
 _ROW_CUE = re.compile(r"(?<![a-z])(?:who|whom|which|whose)(?![a-z])|谁|哪")
 _GROUP_EN = r"(?<![a-z])(?:by|per|for each|in each|for every|each|every|across)\s+(?:the\s+)?"
 _GROUP_ZH = r"(?:各个|各|每个|每位|每一个|每一|每|按)\s*"
@@ -45,31 +50,55 @@ class Aggregation:
 def read_aggregation(
     scan: Scan, senses: dict[str, Sense], nouns: frozenset[str] = frozenset()
 ) -> Aggregation | None:
-    """Consume an aggregate question's function, measure and groups; None when it is not one."""
+    """Consume an aggregate question's functions, measures and groups; None when it is not
+    one. Every function asked is kept, in the question's order: "the highest, lowest and
+    average cost", "how many dorms and what is their total capacity" (issue #19)."""
     groups, spans = _groups(scan, senses)
     numeric = [s for s in senses.values() if s.column.type in ("integer", "number")]
+    found: list[tuple[int, Aggregate]] = []
+    measured: list[tuple[int, int]] = []
     for fn, pattern in FN_WORDS:
         for m in scan.find(re.compile(pattern)):
-            found = measure(scan, m, numeric)
-            if found is None:
+            hit = measure(scan, m, numeric)
+            if hit is None:
                 continue
-            sense, span = found
+            sense, span = hit
             if _inside_name(scan, m, sense):
                 continue  # "total horses" names the column Total_Horses: no sum
             if fn in ("max", "min") and not groups and not _asks_value(scan, m, span, nouns):
                 continue
             cue = _VALUE_CUE.search(scan.rest) if fn in ("max", "min") else None
-            for s in (*spans, m.span(), span, *([cue.span()] if cue else [])):
+            for s in (m.span(), *([cue.span()] if cue else [])):
                 scan.consume(*s)
-            return Aggregation((Aggregate(fn=fn, field=sense.column.name),), tuple(groups))  # type: ignore[arg-type]
+            # The measure stays readable until every function is read: "total and average
+            # amount" measures one column twice.
+            measured.append(span)
+            found.append((m.start(), Aggregate(fn=fn, field=sense.column.name)))  # type: ignore[arg-type]
+    for s in measured:
+        scan.consume(*s)
+    if count := _count(scan, numeric, groups, bool(found)):
+        found.append((count[0], Aggregate(fn="count")))
+        scan.consume(*count)
+    if not found:
+        return None
+    for s in spans:
+        scan.consume(*s)
+    aggs = {a.name: a for _, a in sorted(found, key=lambda t: t[0])}
+    return Aggregation(tuple(aggs.values()), tuple(groups))
+
+
+def _count(
+    scan: Scan, numeric: list[Sense], groups: list[str], others: bool
+) -> tuple[int, int] | None:
+    """The span of a count phrase ("how many", "number of", "多少"), if it asks one."""
     count = _COUNT.search(scan.rest)
     if count is None or (count[0] == "数量" and not groups and scan.rest[count.end() :].strip()):
         return None
     if count[0] == "number of" and _names_number(scan.rest[count.end() :], numeric):
         return None  # "the number of horses" is the column Total_Horses, not a count of rows
-    for s in (*spans, count.span()):
-        scan.consume(*s)
-    return Aggregation((Aggregate(fn="count"),), tuple(groups))
+    if others and count[0] in ("count", "数量", "多少"):
+        return None  # beside another function these say "how much", not "how many rows"
+    return count.span()
 
 
 def _inside_name(scan: Scan, m: re.Match[str], sense: Sense) -> bool:
@@ -102,12 +131,20 @@ def _asks_value(scan: Scan, m: re.Match[str], span: tuple[int, int], nouns: froz
     ("the maximum fee"); "the employee with the highest salary", "who earns the most" stay rows.
     """
     word = scan.text[span[0] : span[1]]
-    gap = scan.text[m.end() : span[0]].split()
-    # "maximum athlete height": the model's own noun may stand between, as in a compound.
-    if span[0] < m.end() or len(gap) > 1 or any(w not in nouns for w in gap):
+    gap = scan.text[m.end() : span[0]].replace(",", " ").split()
+    # "maximum athlete height": the model's own noun may stand between, as in a compound;
+    # so may a list of functions: "the highest, lowest and average height".
+    listed = [w for w in gap if w not in nouns]
+    if span[0] < m.end() or len(gap) > 6 or any(w not in _LISTED for w in listed):
         return False
+    if listed and not any(w in _LISTED - {"and", "or", "the"} for w in listed):
+        return False
+    if listed and not _ROW_CUE.search(scan.text):
+        return True  # a list of functions over one column asks their values
     if word.endswith("ed") or word == "paid":
         return False
+    if _HOLDER.search(scan.text[: m.start()]):
+        return False  # "the city with the largest population": the row holding it
     if _VALUE_CUE.search(scan.text):
         return True
     rows = "|".join(re.escape(n) for n in sorted(nouns, key=len, reverse=True) if n)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from unifind.db.dsl import Aggregate, Where
 from unifind.db.generate._aggregate import FN_WORDS, measure
 from unifind.db.generate._numbers import read_numbers
-from unifind.db.generate._scan import Scan
+from unifind.db.generate._scan import NUMBER_WORDS, Scan, number
 from unifind.db.generate._sense import Sense
 
 _REL_EN = r"\s+(?:with|having|that have|that has|which have|which has|has|have|whose|where)\b"
@@ -31,7 +31,7 @@ _OPS_EN = {
 _OPS_ZH = {">": "超过|多于|大于|高于", "<": "少于|不到|不足|低于|小于", ">=": "至少|不少于|不低于",
            "<=": "不超过|至多|不多于|最多"}  # fmt: skip
 _POST = {">=": r"or more|及以上|以上", "<=": r"or fewer|or less|及以下|以下|以内"}
-_N = r"(?P<n>\d+)"
+_N = r"(?P<n>\d+|" + "|".join(w for w in NUMBER_WORDS if w.isascii()) + r")"
 _CLASSIFIER = r"(?:个|人|名|位|本|次|笔|条|项|件|家|次预约)"
 #: Generic row nouns (the model's own nouns are added per model).
 _ROW_NOUNS = ("people", "persons", "records", "rows", "entries", "items", "members", "times")
@@ -139,7 +139,7 @@ def _count_having(scan: Scan, nouns: frozenset[str], tail: tuple[int, int]) -> _
             if m is None or (pattern is post and not _counted(text, m, words)):
                 continue
             agg = Aggregate(fn="count")
-            where = Where(field=agg.name, op=op, value=int(m["n"]))  # type: ignore[arg-type]
+            where = Where(field=agg.name, op=op, value=int(number(m["n"])))  # type: ignore[arg-type]
             spans = [m.span("op"), m.span("n")]
             if m["noun"]:
                 spans.append(m.span("noun"))

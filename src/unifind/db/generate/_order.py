@@ -108,6 +108,7 @@ def _plural_follows(scan: Scan, end: int) -> bool:
 
 #: "the employee with the highest ...": a singular noun holding the superlative.
 _SINGLE = re.compile(r"(?<![a-z])(?:the|a|an)\s+[a-z]+(?<!s)\s+(?:with|having|who has|that has)"
+                     r"\s+the\s+$|(?<![a-z])(?:which|what)\s+[a-z]+(?<!s)\s+(?:has|had|is|was)"
                      r"\s+the\s+$")  # fmt: skip
 
 

@@ -92,6 +92,7 @@ class BuiltinGenerator:
         wheres = self._dates(scan, senses)
         # Explicit sorts before groups: "sorted by department" is no "by department" group.
         known = model_words(model)
+        notes = _nested(scan)
         sorts = read_sort(scan, senses, model.title_column, known)
         having = read_having(scan, senses, known, self._rates)
         top = None if having else read_top_group(scan, senses, model.title_column,
@@ -110,8 +111,8 @@ class BuiltinGenerator:
         # a column's own values ("out_of_stock") before phrases inferred from its role.
         values = read_values(scan, senses)
         flags = read_flags(scan, senses)
-        numbers, notes = read_numbers(scan, senses, self._rates)
-        notes = [*(having.notes if having else ()), *notes]
+        numbers, number_notes = read_numbers(scan, senses, self._rates)
+        notes += [*(having.notes if having else ()), *number_notes]
         wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
         wheres += values + flags
         wheres += _negated_words(scan, model)
@@ -202,6 +203,25 @@ def _orders(orders: list[Ordering], agg: Aggregation | None) -> tuple[Order, ...
             seen.add(column)
             out.append(Order(field=column, sort=sort))  # type: ignore[arg-type]
     return tuple(out)
+
+
+#: A comparison with an aggregate of the rows themselves ("older than the average").
+_NESTED = re.compile(
+    r"(?<![a-z])(?:than|as|above|below|over|under|exceeds?|exceeding)\s+(?:the\s+|that\s+)?"
+    r"(?:overall\s+|total\s+)?(?:average|mean|avg|maximum|minimum|max|min|highest|lowest"
+    r"|largest|smallest)(?![a-z])(?:\s+(?:of\s+)?[a-z]+)?"
+)
+
+
+def _nested(scan: Scan) -> list[str]:
+    """Name a comparison with an aggregate (a nested query the DSL can't hold yet) instead
+    of answering the aggregate alone (issue #19: it was a silent wrong)."""
+    notes = []
+    for m in scan.find(_NESTED):
+        scan.consume(*m.span())
+        notes.append(f"not understood: {m[0]!r} (a comparison with an aggregate of the rows "
+                     "is not supported yet; the condition is left out)")  # fmt: skip
+    return notes
 
 
 def _consume_column_phrases(scan: Scan, senses: dict[str, Sense]) -> None:

@@ -1,0 +1,111 @@
+"""Issue #19: every aggregate asked is kept ("the highest, lowest and average height", "how
+many ... and what is the total ..."); "the X with the largest Y" is that row, not the value;
+"which X has the largest Y" is one row; "more than one" is a count condition; a comparison
+with an aggregate ("older than the average") is named, never answered as the aggregate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from unifind.db.leg import DBLeg
+from unifind.types import SearchRequest
+
+from ._schema19 import athletes_db, query
+
+
+@pytest.fixture
+def sports(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
+    url, models = athletes_db(tmp_path)
+    leg = DBLeg(url, models)
+    yield leg, url
+    leg.close()
+
+
+async def ask(leg: DBLeg, q: str) -> tuple[dict[str, Any], Any]:
+    res = await leg.search(SearchRequest(type="db", query=q, models=("athletes",), limit=100))
+    assert res.dsl is not None
+    return res.dsl, res
+
+
+def values(res: Any) -> list[tuple[Any, ...]]:
+    return [tuple((i.data or {}).values()) for i in res.items]
+
+
+@pytest.mark.parametrize(
+    ("question", "aggregates", "sql"),
+    [
+        ("the highest, lowest and average height of athletes",
+         [("max", "height"), ("min", "height"), ("avg", "height")],
+         "SELECT max(height), min(height), avg(height) FROM athletes"),
+        ("what is the total and average medals of athletes",
+         [("sum", "medals"), ("avg", "medals")],
+         "SELECT sum(medals), avg(medals) FROM athletes"),
+        ("what are the maximum and minimum age of athletes", [("max", "age"), ("min", "age")],
+         "SELECT max(age), min(age) FROM athletes"),
+    ],
+)  # fmt: skip
+async def test_every_aggregate_asked_is_kept(
+    sports: tuple[DBLeg, str], question: str, aggregates: list[tuple[str, str]], sql: str
+) -> None:
+    leg, url = sports
+    dsl, res = await ask(leg, question)
+    assert [(a["fn"], a.get("field")) for a in dsl["aggregates"]] == aggregates
+    assert values(res) == query(url, sql) and res.notes == ()
+
+
+async def test_a_count_and_a_sum_per_group(sports: tuple[DBLeg, str]) -> None:
+    leg, url = sports
+    dsl, res = await ask(leg, "how many athletes are there and what is the total medals for "
+                              "each country")  # fmt: skip
+    assert dsl["aggregates"] == [{"fn": "count"}, {"fn": "sum", "field": "medals"}]
+    assert dsl["groups"] == ["country"]
+    assert values(res) == query(url, "SELECT country, count(*), sum(medals) FROM athletes "
+                                     "GROUP BY country ORDER BY country")  # fmt: skip
+
+
+async def test_the_row_holding_a_superlative_is_a_row(sports: tuple[DBLeg, str]) -> None:
+    leg, url = sports
+    dsl, res = await ask(leg, "what is the name of the athlete with the largest height")
+    assert "aggregates" not in dsl and dsl["limit"] == 1
+    assert [int(i.record_id or 0) for i in res.items] == [
+        r[0] for r in query(url, "SELECT athlete_id FROM athletes ORDER BY height DESC LIMIT 1")
+    ]
+    dsl, res = await ask(leg, "which sport has the largest height")
+    assert dsl["orders"] == [{"field": "height", "sort": "desc"}] and dsl["limit"] == 1
+    # A plural asks for every row, in order.
+    dsl, res = await ask(leg, "which athletes have the largest height")
+    assert "limit" not in dsl and len(res.items) == 10
+
+
+async def test_a_count_condition_reads_number_words(sports: tuple[DBLeg, str]) -> None:
+    leg, url = sports
+    dsl, res = await ask(leg, "the sports that have more than two athletes")
+    assert dsl["havings"] == [{"field": "count", "op": ">", "value": 2}]
+    assert values(res) == query(url, "SELECT sport, count(*) FROM athletes GROUP BY sport "
+                                     "HAVING count(*) > 2 ORDER BY sport")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["athletes older than the average", "athletes taller than the average height",
+     "names of athletes with more medals than the maximum"],
+)  # fmt: skip
+async def test_a_comparison_with_an_aggregate_is_named_not_answered(
+    sports: tuple[DBLeg, str], question: str
+) -> None:
+    leg, _ = sports
+    dsl, res = await ask(leg, question)
+    assert "aggregates" not in dsl
+    assert any("comparison with an aggregate" in n for n in res.notes), res.notes
+
+
+async def test_a_plain_comparison_is_no_nested_one(sports: tuple[DBLeg, str]) -> None:
+    leg, url = sports
+    dsl, res = await ask(leg, "athletes with more than 2 medals")
+    assert dsl["wheres"] == [{"field": "medals", "op": ">", "value": 2}] and res.notes == ()
+    dsl, res = await ask(leg, "what is the average age of athletes")
+    assert values(res) == query(url, "SELECT avg(age) FROM athletes") and res.notes == ()
