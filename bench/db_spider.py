@@ -23,7 +23,8 @@ columns, one per gold column, gives exactly the gold rows as a multiset (as a se
 the gold has ORDER BY). A wrong answer is *partial-with-note* when the status is partial or
 a note names what was not understood, *wrong-with-note* when some other note came with it,
 and *silent wrong* when status is ok and no note was given (a note that a model "does not
-seem to be about" the question says nothing about the answer and is not counted). *Refused*:
+seem to be about" the question, or that names the model that answered, warns of nothing
+and is not counted). *Refused*:
 no rows and no ok answer (every model degraded or off topic). *Error*: the leg raised.
 The 3 failing gold queries are excluded; the empty-gold ones are reported apart (a wrong
 query that returns nothing matches them).
@@ -54,8 +55,10 @@ CACHE = ROOT / "bench" / ".cache" / "db_spider"
 OUTCOMES = ("correct", "partial_note", "refused", "silent_wrong", "wrong_note", "error")
 TYPES = ("count", "aggregate", "group", "order", "comparison", "nested", "other")
 _TYPES = {"text": "string", "number": "number", "boolean": "boolean"}
-#: Notes about a model that was passed over: they say nothing about the answer given.
+#: Notes about a model that was passed over, or naming the one that answered: they warn of
+#: nothing in the answer given.
 _NOT_ABOUT = "does not seem to be about"
+_NO_WARNING = (_NOT_ABOUT, "answered from model")
 _UNDERSTOOD = re.compile(r"not understood|could not map|ignored|merged", re.I)
 
 
@@ -154,7 +157,7 @@ def _choices(candidates: list[list[str]], cap: int = 512) -> Iterable[tuple[str,
 
 def classify(result: Any, gold: list[tuple[Any, ...]], ordered: bool) -> tuple[str, list[Any]]:
     rows = [dict(i.data or {}) for i in result.items]
-    notes = [n for n in result.notes if _NOT_ABOUT not in n]
+    notes = [n for n in result.notes if not any(w in n for w in _NO_WARNING)]
     answered = any(r.status.value == "ok" for r in result.reports)
     off_topic = any(_NOT_ABOUT in n for n in result.notes) and not notes
     if not rows and (not answered or off_topic):

@@ -31,6 +31,7 @@ import sqlalchemy as sa
 
 from unifind.config import Settings
 from unifind.db._empty import why_empty
+from unifind.db._pick import pick_one
 from unifind.db.compile import compile_select, render
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML
 from unifind.db.dsl import MAX_INT, QueryDSL, combine, parse_dsl, validate_dsl
@@ -169,7 +170,10 @@ class DBLeg:
         runs = await asyncio.gather(
             *(self._one(req, m, preset, generator, strict, principal, explain) for m in chosen)
         )
-        return _result(req, runs, skipped, _ms(t0))
+        # When the leg chose the models, one answers and says which (issue #19).
+        chose = not req.models and not (preset is not None and preset.model)
+        picked = pick_one(runs, models, req.query) if chose else []
+        return _result(req, runs, skipped, _ms(t0), picked)
 
     async def _one(
         self,
@@ -196,6 +200,7 @@ class DBLeg:
                 ) from exc
             dsl = validate_dsl(combine(preset, gen.dsl), model)
             run.dsl, run.notes = dsl.to_dict(), list(gen.notes)
+            run.unknown, run.off_topic = len(gen.unknown), gen.off_topic
             limit = min(dsl.limit or req.limit, req.limit, self.row_cap)
             if req.offset + (dsl.offset or 0) > MAX_INT:
                 raise GenerationError(f"offset {req.offset} + the query's {dsl.offset} is past "
@@ -277,6 +282,9 @@ class _Run:
         self.report: LegReport | None = None
         self.dsl: dict[str, Any] | None = None
         self.notes: list[str] = []
+        self.unknown = 0
+        """Words of the question the generator could not account for."""
+        self.off_topic = False
 
 
 def uses_name(generator: Generator) -> str:
@@ -333,7 +341,11 @@ def _degraded(backend: str, reason: Reason, error: str, t0: float) -> LegReport:
 
 
 def _result(
-    req: SearchRequest, runs: list[_Run], skipped: list[tuple[str, str]], took_ms: float
+    req: SearchRequest,
+    runs: list[_Run],
+    skipped: list[tuple[str, str]],
+    took_ms: float,
+    picked: list[str] | None = None,
 ) -> SearchResult:
     items = sorted((i for r in runs for i in r.items), key=lambda i: -i.score)[: req.limit]
     reports = [r.report for r in runs if r.report is not None]
@@ -341,7 +353,7 @@ def _result(
                           reason=Reason.NOT_REQUESTED, note=why) for n, why in skipped]  # fmt: skip
     dsls = [r.dsl for r in runs if r.dsl is not None]
     dsl = dsls[0] if len(dsls) == 1 else ({"queries": dsls} if dsls else None)
-    notes = tuple(n for r in runs for n in r.notes)
+    notes = (*(picked or ()), *(n for r in runs for n in r.notes))
     return SearchResult(type="db", query=req.query, items=tuple(items), reports=tuple(reports),
                         took_ms=took_ms, dsl=dsl, notes=notes)  # fmt: skip
 

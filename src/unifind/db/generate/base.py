@@ -39,6 +39,9 @@ class Generation:
     """Facts worth reporting: a fallback, a repair retry, words not understood."""
     off_topic: bool = False
     """Nothing in the question maps to the model: the leg returns no rows, and says why."""
+    unknown: tuple[str, ...] = ()
+    """Words of the question this model could not account for: when the leg picks among
+    models, the one that fits best answers."""
 
 
 class Generator(Protocol):

@@ -92,7 +92,8 @@ class BuiltinGenerator:
         wheres = self._dates(scan, senses)
         # Explicit sorts before groups: "sorted by department" is no "by department" group.
         known = model_words(model)
-        notes = _nested(scan)
+        nested = _nested(scan)
+        notes = list(nested)
         sorts = read_sort(scan, senses, model.title_column, known)
         having = read_having(scan, senses, known, self._rates)
         top = None if having else read_top_group(scan, senses, model.title_column,
@@ -162,6 +163,7 @@ class BuiltinGenerator:
             keywords=tuple(keywords + unknown),
             notes=tuple(notes),
             off_topic=off_topic,
+            unknown=(*unknown, *guessed, *nested),
         )
 
     def _dates(self, scan: Scan, senses: dict[str, Sense]) -> list[Where]:

@@ -1,0 +1,77 @@
+"""One model per answer (issue #19): when the leg chose the models itself, the one that fits
+the question best answers, and the result says which; rows of several models are merged
+only when they fit equally, and then the result says so.
+
+"Fits best": fewest words of the question it could not account for, then named earliest in
+the question ("heads of the departments" is about heads), then declaration order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from unifind.db.generate._scan import normalise, phrase_pattern
+from unifind.db.models import Model
+from unifind.types import Item, LegReport, Reason, Status
+
+
+class Run(Protocol):
+    model: str
+    items: list[Item]
+    report: LegReport | None
+    dsl: dict[str, Any] | None
+    notes: list[str]
+    unknown: int
+    off_topic: bool
+
+
+def pick_one(runs: Sequence[Run], models: dict[str, Model], question: str) -> list[str]:
+    """Keep the best-fitting run's rows; the others are passed over (reports say so).
+    Returns the note that says what was done (none when one model answered anyway)."""
+    answering = [r for r in runs if _answers(r)]
+    if len(answering) < 2:
+        return []
+    text = normalise(question)
+    keys = {r.model: (r.unknown, _position(models[r.model], text)) for r in answering}
+    best = min(keys.values())
+    winners = [r for r in answering if keys[r.model] == best]
+    if len(winners) > 1:
+        names = ", ".join(r.model for r in winners)
+        return [f"rows of models {names} merged: the question fits each of them equally"]
+    winner = winners[0]
+    for r in answering:
+        if r is not winner:
+            why = f"passed over: {winner.model} fits the question better"
+            r.items, r.notes, r.dsl = [], [], None
+            r.report = LegReport(leg="db", backend=r.model, status=Status.SKIPPED,
+                                 reason=Reason.NOT_REQUESTED, note=why)  # fmt: skip
+    others = ", ".join(r.model for r in answering if r is not winner)
+    return [f"answered from model {winner.model}, the one that fits the question best "
+            f"(also searched: {others})"]  # fmt: skip
+
+
+def _answers(run: Run) -> bool:
+    return (
+        run.report is not None
+        and run.report.status is Status.OK
+        and not run.off_topic
+        and run.dsl is not None
+    )
+
+
+def _position(model: Model, text: str) -> int:
+    """Where the question first names the model (len(text) when it does not)."""
+    hits = [
+        m.start()
+        for w in {model.name, model.table, *model.aliases, *_singulars(model)}
+        if normalise(w)
+        for m in [phrase_pattern(w).search(text)]
+        if m
+    ]
+    return min(hits, default=len(text))
+
+
+def _singulars(model: Model) -> list[str]:
+    name = model.name.lower()
+    return [name[:-1]] if name.endswith("s") and len(name) > 3 else []
