@@ -20,6 +20,7 @@ ENGLISH = {
     "leg", "backend", "stage", "status", "reason", "hits", "hit", "ms", "detail", "result",
     "results", "score", "matched", "note", "lexical", "vector", "ok", "No", "of", "request",
     "citations", "valid", "unknown", "unsupported", "cited", "sentence", "kb", "untitled",
+    "name", "owner", "store", "documents", "chunks", "document_id", "title", "time", "query",
 }  # fmt: skip
 
 
@@ -82,3 +83,19 @@ def test_ask_plan_in_chinese(config: str) -> None:
     assert code == 0, err
     assert ("原因：" in err or "无需搜索" in err) and "why:" not in err
     assert "legs:" not in err and "keywords:" not in err
+
+
+def test_kb_and_logs_tables_follow_telemetry_lang(
+    config: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # kb and logs take no --lang: their headers follow the progress lines' telemetry.lang.
+    monkeypatch.setenv("UNIFIND_CONFIG", config)
+    monkeypatch.setenv("UNIFIND_TELEMETRY_LANG", "zh")
+    assert run("search", "退款", "--kb", "docs", "--request-id", "r1")[0] == 0
+    for args in (("kb", "list"), ("kb", "docs", "docs"), ("logs", "list")):
+        code, out, _ = run(*args)
+        header = out.splitlines()[0]
+        assert code == 0 and "\t" in header and not english(header), (args, header)
+    assert "名称" in run("kb", "list")[1] and "请求" in run("logs", "list")[1]
+    monkeypatch.setenv("UNIFIND_TELEMETRY_LANG", "en")
+    assert run("kb", "list")[1].startswith("name\towner\tstore")

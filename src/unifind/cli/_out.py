@@ -71,16 +71,23 @@ def settings_for(
     return Settings.model_validate({**data, "db": db})
 
 
-def print_table(table: Table, out: Console | None = None) -> None:
+def print_table(table: Table, out: Console | None = None, lang: str | None = None) -> None:
     """A table for people on a terminal; piped, tab-separated lines with every value whole.
 
     Rich fits a table to the terminal's width by cutting values (``req_newcome…``) or
     folding them over lines, which breaks ``grep`` and ``awk``. Output that is not a
     terminal gets, as the GitHub CLI's table printer gives it, one line per row with the
     cells split by tabs and nothing cut; the header (and a title) come first, so
-    ``awk -F'\t' 'NR > 1'`` reads the rows. ``--json`` is the machine format.
+    ``awk -F'\t' 'NR > 1'`` reads the rows. ``--json`` is the machine format. With
+    ``lang``, the headers are that language's words (``unifind.trace``'s column labels).
     """
     out = out or console
+    if lang is not None:
+        from unifind.trace import label
+
+        for column in table.columns:
+            if isinstance(column.header, str):
+                column.header = label(lang, "column", column.header)
     if out.is_terminal:
         out.print(table)
         return

@@ -256,6 +256,7 @@ def list_(as_json: JsonOpt = False) -> None:
     with friendly_errors(), _open() as kb:
         infos = kb.collections(principal=_caller(kb))
         where = {i.name: kb.location(i.name, principal=_caller(kb)) for i in infos}
+        lang = str(kb.settings.telemetry.lang)  # headers in the progress lines' language
     if as_json:
         print_json([{**asdict(i), "owner": acl_of(i).owner, "store": where[i.name]} for i in infos])
         return
@@ -279,7 +280,7 @@ def list_(as_json: JsonOpt = False) -> None:
             i.analyzer,
             escape(i.description),
         )
-    print_table(table)
+    print_table(table, lang=lang)
 
 
 @kb_app.command("docs")
@@ -292,6 +293,7 @@ def docs(
     """List a collection's documents."""
     with friendly_errors(), _open() as kb:
         found = kb.documents(name, limit=limit, offset=offset, principal=_caller(kb))
+        lang = str(kb.settings.telemetry.lang)
     if as_json:
         print_json([asdict(d) for d in found])
         return
@@ -300,7 +302,7 @@ def docs(
         table.add_row(
             escape(d.document_id), escape(d.title), str(d.chunks), str(d.text_chars), d.updated_at
         )
-    print_table(table)
+    print_table(table, lang=lang)
 
 
 @kb_app.command("rm")

@@ -61,24 +61,27 @@ def list_(
     with friendly_errors(), _ops(config) as ops:
         who = ops.settings.principal
         records = ops.searcher.records.recent(limit, principal=who)
+        lang = str(ops.settings.telemetry.lang)  # headers in the progress lines' language
     if as_json:
         print_json([_summary(r) for r in records])
         return
     if not records:
         console.print("no recorded searches (a search is recorded when it has a --request-id)")
         return
+    from unifind.trace import label
+
     table = Table("request", "time", "leg", "query", "status", "references", "chat", box=None)
     for r in records:
         table.add_row(
             escape(r.request_id),
             _when(r.created_at),
-            r.leg,
+            label(lang, "leg", r.leg),
             escape(_short(r.query) if console.is_terminal else r.query),  # piped: whole
-            r.status.value,
+            label(lang, "status", r.status.value),
             str(len(r.references)),
             escape(r.chat_id or ""),
         )
-    print_table(table)
+    print_table(table, lang=lang)
 
 
 @logs_app.command("show")
