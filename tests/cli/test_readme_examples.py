@@ -55,6 +55,15 @@ EXPECTED_RC = {
     "unifind providers --check": (1, "README: 'exit 1 on failure'; offline every provider fails"),
 }
 
+#: What a few commands must print, not just exit 0 with (prefix -> text in the output): the
+#: tour's searches find the sample handbook, and the shell kept the DB query's $1000.
+EXPECTED_OUT = {
+    'unifind search "how do refunds work" --kb docs': "Refunds and returns",
+    'unifind search "退款流程" --kb docs': '"title": "退款流程"',
+    "unifind kb docs docs": "warranty.pdf",
+    "unifind db search 'cheapest 5 laptops under $1000": '"query": "cheapest 5 laptops under $1000',
+}
+
 #: A command that reaches the web must say it could not: one of these in its output.
 HONEST = ("unavailable", "degraded", "unreachable", "Could not fetch")
 #: README, the result contract: a search no source could answer (`unavailable`) exits 1.
@@ -122,6 +131,10 @@ def skipped(cmd: str) -> str | None:
     return next((why for prefix, why in NOT_RUN.items() if cmd.startswith(prefix)), None)
 
 
+def expected_out(cmd: str) -> str | None:
+    return next((text for prefix, text in EXPECTED_OUT.items() if cmd.startswith(prefix)), None)
+
+
 def reaches_web(cmd: str) -> bool:
     words = shlex.split(cmd, comments=True)
     return "web" in words[:3] or "--web" in words or "fetch" in words[:2] or "--url" in words
@@ -177,6 +190,8 @@ class Walker:
             self.fail(where, cmd, "printed a Python traceback", proc)
         elif reaches_web(cmd) and not any(word in out for word in HONEST):
             self.fail(where, cmd, f"reached the web offline without saying so {HONEST}", proc)
+        elif (text := expected_out(cmd)) is not None and text not in out:
+            self.fail(where, cmd, f"does not print {text!r}", proc)
 
     def run_command(self, where: str, cmd: str) -> None:
         if skipped(cmd):
@@ -302,8 +317,8 @@ def test_what_is_not_run_is_short_and_each_entry_is_still_needed() -> None:
     assert len(NOT_RUN) <= 4
     for prefix in NOT_RUN:
         assert any(c.startswith(prefix) for c in cmds), f"stale NOT_RUN entry: {prefix}"
-    for prefix in EXPECTED_RC:
-        assert any(c.startswith(prefix) for c in cmds), f"stale EXPECTED_RC entry: {prefix}"
+    for prefix in [*EXPECTED_RC, *EXPECTED_OUT]:
+        assert any(c.startswith(prefix) for c in cmds), f"stale entry: {prefix}"
 
 
 def test_the_walker_finds_the_pages_examples() -> None:
