@@ -98,3 +98,14 @@ def test_demo_has_json(unifind_home: Path) -> None:
 
     shown = json.dumps(result["items"])
     assert "corpus/" in shown and str(corpus_dir()) not in shown  # relative names only
+
+
+def test_providers_are_whole_and_have_json(unifind_home: Path) -> None:
+    out = cli("providers")
+    assert "…" not in out
+    table = rows(out)
+    assert table[0] == ["name", "usable", "key", "why", "base URL"]
+    listed = json.loads(cli("providers", "--json"))
+    why = {p["name"]: p["why"] for kind in listed.values() for p in kind["plugs"]}
+    shown = {r[0]: r[3] for r in table if r[0] in why}
+    assert shown and all(shown[n] == why[n] for n in shown)  # each reason whole

@@ -19,6 +19,7 @@ from unifind.cli._out import (
     plural,
     print_json,
     print_result,
+    print_table,
 )
 from unifind.config import load_settings
 from unifind.types import LegReport, Overall, SearchRequest, Status
@@ -281,7 +282,7 @@ def providers(
             table.add_row(
                 p["name"], mark, p["key_env"] or "-", escape(p["why"]), escape(p["base_url"])
             )
-        console.print(table)
+        print_table(table)
         chosen = section["resolves_to"]
         line = f"{chosen['name']} ({chosen['note']})" if chosen else "nothing usable"
         console.print(f"[bold]{kind} resolves to:[/bold] {escape(line)}")
