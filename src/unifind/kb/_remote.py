@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -48,6 +49,15 @@ def redact(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def describe(spec: str) -> str:
+    """The store spec as it may be shown: a URL without its password."""
+    if "://" not in spec:
+        return spec
+    # Through redact only when there is a secret: it would spell sqlite:///a as sqlite:/a.
+    shown = redact(spec)
+    return spec if shown.replace(":///", ":/", 1) == spec.replace(":///", ":/", 1) else shown
+
+
 def scrub(text: str, url: str) -> str:
     """``text`` with the URL's password removed wherever a driver echoed it."""
     secret = urlsplit(url).password
@@ -59,7 +69,18 @@ def unreachable(url: str, exc: BaseException) -> SourceError:
     detail = scrub(
         str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, url
     )
-    return SourceError(Reason.UNREACHABLE, f"KB store {redact(url)} is unreachable: {detail}")
+    return SourceError(Reason.UNREACHABLE, f"KB store {describe(url)} is unreachable: {detail}")
+
+
+def in_use(url: str, folder: Path, engine: str, server: str) -> SourceError:
+    """The error of a local engine whose folder another process holds (one at a time)."""
+    return SourceError(
+        Reason.UNREACHABLE,
+        f"KB store {describe(url)}: another process holds its folder {folder} ({engine} lets "
+        "one process open it, e.g. `unifind serve`): search through that process (its HTTP "
+        f"API or MCP server), or move the collection to a server (`unifind kb migrate NAME "
+        f"--to {server}`)",
+    )
 
 
 def check_name(name: Any) -> str:

@@ -33,7 +33,7 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
-from unifind.errors import InputError, StoreError
+from unifind.errors import InputError, SourceError, StoreError
 from unifind.kb import _remote
 from unifind.kb._follow import Head, _net_changes, load_vectors, read_head
 from unifind.kb._schema import empty_store, snapshot
@@ -157,7 +157,9 @@ class SidecarVectorStore(SQLiteStore):
             if self._client is None:
                 try:
                     self._client = self._connect()
-                except Exception as exc:  # unreachable server, or a local folder in use
+                except SourceError:  # the engine's own diagnosis (a local folder in use)
+                    raise
+                except Exception as exc:  # unreachable server
                     raise _remote.unreachable(self.url, exc) from None
             return self._client
 

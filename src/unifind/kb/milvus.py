@@ -30,6 +30,10 @@ filtered ANN at 1 % selectivity misses what exact search finds.
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -38,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind._deps import require
+from unifind.kb import _remote
 from unifind.kb._follow import Head, load_vectors
 from unifind.kb._schema import snapshot
 from unifind.kb._sidecar import SidecarVectorStore
@@ -45,6 +50,7 @@ from unifind.kb._sidecar import SidecarVectorStore
 _META = 0  # entity 0 carries the applied change-log position; chunk ids start at 1
 _BATCH = 512
 _TOPK_MAX = 16_384  # Milvus refuses a larger limit
+_SERVER = "milvus://host:19530"
 
 
 class MilvusStore(SidecarVectorStore):
@@ -82,9 +88,18 @@ class MilvusStore(SidecarVectorStore):
 
     def _connect(self) -> Any:
         pm = require("pymilvus", "milvus")
-        if self.lite:
-            Path(self._client_args["uri"]).parent.mkdir(parents=True, exist_ok=True)
-        return pm.MilvusClient(**self._client_args)
+        if not self.lite:
+            return pm.MilvusClient(**self._client_args)
+        folder = Path(self._client_args["uri"]).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        with _LITE_START.catching() as failed:
+            try:
+                return pm.MilvusClient(**self._client_args)
+            except Exception as exc:
+                cause = failed[0] if failed else exc
+                if type(cause).__name__ == "DataDirLockedError":
+                    raise _remote.in_use(self.url, folder, "Milvus Lite", _SERVER) from None
+                raise _remote.unreachable(self.url, cause) from None
 
     def _materialise(self) -> None:
         if self.lite and self.missing is not None:
@@ -198,6 +213,37 @@ class MilvusStore(SidecarVectorStore):
             if short or len(got) <= want or got[want][1] < got[want - 1][1]:
                 return got[:want]
             fetch = min(2 * fetch, _TOPK_MAX)
+
+
+class _LiteStartFailure(logging.Filter):
+    """Keeps a failed Milvus Lite start's exception for the message, instead of its logged
+    traceback: milvus-lite logs it (``server_manager.start_and_get_uri``) and returns None,
+    and pymilvus then raises a bare "Open local milvus failed". Only inside
+    :meth:`catching`, in that thread; every other record passes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._local = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        failed: list[BaseException] | None = getattr(self._local, "failed", None)
+        if failed is None or not record.exc_info or record.exc_info[1] is None:
+            return True
+        failed.append(record.exc_info[1])
+        return False
+
+    @contextmanager
+    def catching(self) -> Iterator[list[BaseException]]:
+        failed: list[BaseException] = []
+        self._local.failed = failed
+        try:
+            yield failed
+        finally:
+            self._local.failed = None
+
+
+_LITE_START = _LiteStartFailure()
+logging.getLogger("milvus_lite.server_manager").addFilter(_LITE_START)
 
 
 def _pairs(hits: Any) -> list[tuple[int, float]]:

@@ -24,11 +24,13 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind._deps import require
+from unifind.kb import _remote
 from unifind.kb._follow import Head
 from unifind.kb._sidecar import SidecarVectorStore
 
 _META = 0  # point 0 carries the applied change-log position; chunk ids start at 1
 _BATCH = 512
+_SERVER = "qdrant://host:6333"
 
 
 class QdrantStore(SidecarVectorStore):
@@ -65,6 +67,9 @@ class QdrantStore(SidecarVectorStore):
         with warnings.catch_warnings():
             # "Api key is used with an insecure connection": the user chose http.
             warnings.simplefilter("ignore", UserWarning)
+            if self.embedded and _held(Path(self._client_args["path"])):
+                folder = Path(self._client_args["path"]).parent
+                raise _remote.in_use(self.url, folder, "Qdrant local mode", _SERVER)
             return qc.QdrantClient(**self._client_args)
 
     def _is_connection_error(self, exc: BaseException) -> bool:
@@ -141,6 +146,24 @@ class QdrantStore(SidecarVectorStore):
             if len(res) < fetch or len(got) <= want or got[want][1] < got[want - 1][1]:
                 return got[:want]
             fetch *= 2
+
+
+def _held(path: Path) -> bool:
+    """Whether another client holds local mode's lock on ``path`` (as QdrantLocal takes it,
+    in qdrant_client/local/qdrant_local.py). Asked first because a refused QdrantLocal has
+    read the whole folder and leaves its lock file open."""
+    lock = path / ".lock"
+    if not lock.is_file():
+        return False
+    portalocker = require("portalocker", "qdrant")
+    flags = portalocker.LockFlags
+    with lock.open("r+") as f:
+        try:
+            portalocker.lock(f, flags.EXCLUSIVE | flags.NON_BLOCKING)
+        except portalocker.exceptions.LockException:
+            return True
+        portalocker.unlock(f)
+    return False
 
 
 def _is_connection_error(exc: BaseException) -> bool:

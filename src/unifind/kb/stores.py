@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from unifind.errors import InputError
-from unifind.kb._remote import SCHEMES, redact
+from unifind.kb._remote import SCHEMES, describe, redact
 from unifind.kb.base import KBStore
 from unifind.registry import registry
 
@@ -83,15 +83,6 @@ def canonical(spec: str, home: Path) -> str:
         return spec
     folder = Path(parts.netloc + parts.path).expanduser().resolve()
     return f"{scheme}://{folder}" + (f"?{parts.query}" if parts.query else "")
-
-
-def describe(spec: str) -> str:
-    """The store spec as it may be shown: a URL without its password."""
-    if "://" not in spec:
-        return spec
-    # Through redact only when there is a secret: it would spell sqlite:///a as sqlite:/a.
-    shown = redact(spec)
-    return spec if shown.replace(":///", ":/", 1) == spec.replace(":///", ":/", 1) else shown
 
 
 def _is_path(spec: str) -> bool:
