@@ -23,7 +23,9 @@ Guarantees every store must give:
   Both sorted by score descending, ties broken by chunk id ascending (stable paging).
 * **Filters** (``filters`` argument) match document metadata: ``{"k": v}`` equality,
   ``{"k": [v1, v2]}`` any-of; ``document_id`` filters by document. Unknown keys match
-  nothing (they are not an error: metadata is free-form).
+  nothing (they are not an error: metadata is free-form). Values every store can compare
+  (JSON scalars, integers within 64 bits, finite numbers, strings up to 4096 characters,
+  up to 1000 any-of values) are checked once, before any store runs (``_filters.py``).
 * **Concurrency.** Many readers (threads or processes) and one writer at a time.
 * Unknown collection names raise ``UnknownName`` listing the existing collections.
 """
