@@ -44,6 +44,9 @@ async def ask(leg: DBLeg, q: str) -> tuple[dict[str, object], list[int], tuple[s
         ("the countries of the athletes in reverse alphabetical order",
          [{"field": "country", "sort": "desc"}], "country DESC"),
         ("athletes sorted by sport", [{"field": "sport"}], "sport"),
+        ("athletes sorted by their age in the descending order",
+         [{"field": "age", "sort": "desc"}], "age DESC"),
+        ("athletes in ascending order of club", [{"field": "club_id"}], "club_id"),
     ],
 )  # fmt: skip
 async def test_ordering_phrases_sort_by_the_named_column(

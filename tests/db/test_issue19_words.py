@@ -124,3 +124,25 @@ async def test_words_searched_unconfirmed_are_named(tmp_path: Path) -> None:
         assert not any("not understood" in n for n in res.notes) and res.items
     finally:
         leg.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [("athletes with more medals", "more"), ("athletes less tall", "less"),
+     ("which athletes are above", "above")],
+)  # fmt: skip
+async def test_a_comparing_word_left_unread_is_named(
+    sports: tuple[DBLeg, str], question: str, word: str
+) -> None:
+    leg, _ = sports
+    dsl, res = await ask(leg, question)
+    assert "wheres" not in dsl and "orders" not in dsl
+    assert any(n.startswith(f"not understood: {word} (no column") for n in res.notes), res.notes
+
+
+async def test_a_comparing_word_that_was_read_is_not_named(sports: tuple[DBLeg, str]) -> None:
+    leg, _ = sports
+    for q in ("athletes with more than 2 medals", "athletes with the most medals",
+              "athletes between 25 and 30 years of age"):  # fmt: skip
+        _dsl, res = await ask(leg, q)
+        assert not any("no column" in n for n in res.notes), (q, res.notes)

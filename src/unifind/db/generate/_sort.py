@@ -34,7 +34,10 @@ _THE = r"(?:(?:the|their|its|his|her)\s+)?"
 @functools.lru_cache(maxsize=512)
 def _patterns(cols: str) -> tuple[re.Pattern[str], ...]:
     col = rf"(?P<col>{cols})(?![a-z])"
-    tail = rf"(?:\s*,?\s*(?:in\s+|and\s+)?(?:(?P<d2>{_DIR})(?![a-z])(?:\s+order)?))?"
+    tail = (
+        rf"(?:\s*,?\s*(?:in\s+|and\s+)?(?:the\s+|an?\s+)?(?:(?P<d2>{_DIR})(?![a-z])"
+        r"(?:\s+order)?))?"
+    )
     return (
         # "sorted by age", "ordered descending by population", "sort them by name in desc order"
         re.compile(
@@ -101,13 +104,21 @@ def _direction(word: str | None) -> str:
 
 
 def _phrases(senses: dict[str, Sense]) -> dict[str, str]:
+    """Words naming each sortable column, and each part of a column's name that no other
+    column shares ("date" → Date_Payment_Made when it is the only dated name)."""
     out: dict[str, str] = {}
+    parts: dict[str, set[str]] = {}
     for sense in senses.values():
         if sense.column.type == "boolean":
             continue
         for word in sense.words:
             if word.isascii() and len(word) >= 2:
                 out.setdefault(word, sense.column.name)
+        for part in sense.column.name.lower().split("_"):
+            parts.setdefault(part, set()).add(sense.column.name)
+    for part, owners in parts.items():
+        if len(owners) == 1 and len(part) >= 3 and part not in ("ids", "code"):
+            out.setdefault(part, next(iter(owners)))
     return out
 
 

@@ -125,6 +125,7 @@ class BuiltinGenerator:
         words = _keywords(scan, model)
         keywords = [w for w in words if _in_vocabulary(w, model)]
         unknown = [w for w in words if w not in keywords and w not in known]
+        loose = _loose_operators(scan)
         orders = [*(Ordering(c, d) for c, d in sorts), *orders]
         understood = bool(wheres or orders or agg or limit)
         guessed: list[str] = []
@@ -132,9 +133,9 @@ class BuiltinGenerator:
             # Can't tell from a partial sample: search for them, and say so (issue #19: a
             # filter on words nobody confirmed is a guess, never a silent ok).
             keywords, guessed, unknown = keywords + unknown, unknown, []
-        if unknown and strict:
+        if (unknown or loose) and strict:
             raise GenerationError(
-                f"could not map {', '.join(repr(k) for k in unknown)} onto model "
+                f"could not map {', '.join(repr(k) for k in unknown + loose)} onto model "
                 f"{model.name!r} (strict: no word is ignored)"
             )
         off_topic = (
@@ -142,6 +143,9 @@ class BuiltinGenerator:
         )
         if unknown:
             notes.append(f"not understood: {', '.join(unknown)} (used for ranking only)")
+        if loose:
+            notes.append(f"not understood: {', '.join(loose)} (no column or number it applies "
+                         "to was found; left out)")  # fmt: skip
         if guessed:
             notes.append(f"not understood: {', '.join(guessed)} (searched for as text; not "
                          f"among the words sampled from {model.name})")  # fmt: skip
@@ -163,7 +167,7 @@ class BuiltinGenerator:
             keywords=tuple(keywords + unknown),
             notes=tuple(notes),
             off_topic=off_topic,
-            unknown=(*unknown, *guessed, *nested),
+            unknown=(*unknown, *guessed, *loose, *nested),
         )
 
     def _dates(self, scan: Scan, senses: dict[str, Sense]) -> list[Where]:
@@ -205,6 +209,19 @@ def _orders(orders: list[Ordering], agg: Aggregation | None) -> tuple[Order, ...
             seen.add(column)
             out.append(Order(field=column, sort=sort))  # type: ignore[arg-type]
     return tuple(out)
+
+
+#: Function words that compare or rank: left unread by every rule, they mean a condition or
+#: an order was asked and not made (issue #19: "the least chargeable amount" was answered
+#: with every row, silently).
+_OPERATORS = re.compile(
+    r"(?<![a-z])(?:most|more|less|least|fewest|fewer|under|over|above|below|between|than)"
+    r"(?![a-z])"
+)
+
+
+def _loose_operators(scan: Scan) -> list[str]:
+    return list(dict.fromkeys(m[0] for m in scan.find(_OPERATORS)))
 
 
 #: A comparison with an aggregate of the rows themselves ("older than the average").
