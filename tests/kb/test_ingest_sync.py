@@ -78,6 +78,17 @@ def test_a_file_that_now_fails_keeps_its_last_version(kb: KnowledgeBase, handboo
     assert "handbook/refunds.md" in hits(kb, "refunds 30 days", "text")
 
 
+def test_a_file_still_there_but_not_walked_is_kept(kb: KnowledgeBase, handbook: Path) -> None:
+    # Named alone once; a folder's walk leaves hidden files out, but it still exists.
+    hidden = handbook / ".drafts.md"
+    hidden.write_text("# Drafts\n\nUnfinished quokka notes.\n")
+    kb.ingest("docs", [hidden, handbook])
+    (handbook / "shipping.md").unlink()
+    report = kb.ingest("docs", [handbook], sync=True)
+    assert report.removed == ("handbook/shipping.md",)
+    assert str(hidden) in ids(kb)
+
+
 def test_files_left_out_by_the_globs_are_removed(kb: KnowledgeBase, handbook: Path) -> None:
     kb.ingest("docs", [handbook])
     report = kb.ingest("docs", [handbook], exclude=["policies/**"], sync=True)

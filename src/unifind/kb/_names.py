@@ -47,8 +47,12 @@ class Located:
     names: dict[Path, str] = field(default_factory=dict)
     roots: list[Path] = field(default_factory=list)
     """The folders given, resolved: ``--sync`` removes what they no longer hold."""
-    excluded: int = 0
+    left_out: frozenset[Path] = frozenset()
     """Files inside the folders left out by ``include``/``exclude``."""
+
+    @property
+    def excluded(self) -> int:
+        return len(self.left_out)
 
 
 def locate(
@@ -68,7 +72,7 @@ def locate(
     named = {p.resolve() for p in paths if not p.is_dir()}
     kept: list[Path] = []
     names: dict[Path, str] = {}
-    excluded = 0
+    left_out: set[Path] = set()
     for f in files:
         root = None if f in named else next((r for r in roots if f.is_relative_to(r)), None)
         if root is None:
@@ -76,12 +80,12 @@ def locate(
         else:
             rel = f.relative_to(root).as_posix()
             if (include and not _hit(rel, include)) or _hit(rel, exclude):
-                excluded += 1
+                left_out.add(f)
                 continue
             # A folder at "/" has no name: its files are named by their path below it.
             names[f] = f"{root.name}/{rel}" if root.name else rel
         kept.append(f)
-    return Located(kept, names, roots, excluded)
+    return Located(kept, names, roots, frozenset(left_out))
 
 
 def _hit(rel: str, globs: Sequence[str]) -> bool:
@@ -102,24 +106,28 @@ def _documents(store: KBStore, collection: str) -> Iterator[DocumentInfo]:
 def stale(
     store: KBStore,
     collection: str,
-    roots: Sequence[Path],
-    seen: set[str],
+    located: Located,
     keep_under: Sequence[Path] = (),
 ) -> list[DocumentInfo]:
-    """The documents of files once ingested from inside ``roots`` that are not in ``seen``.
+    """The documents of files once ingested from inside ``located.roots`` whose file is
+    gone, or that the globs now leave out.
 
     A file's document is known by its absolute-path id and a recorded source; URLs, raw
-    text (no source) and uploads never match. Nothing under ``keep_under`` (a sub-folder
-    that could not be listed this time) is stale: its files were not looked at.
+    text (no source) and uploads never match. A file that is still there but was not
+    read this time (hidden, of a type no longer read, once named alone) keeps its
+    document, and so does anything under ``keep_under`` (a sub-folder that could not be
+    listed: its files were not looked at).
     """
+    seen = {str(f) for f in located.files}
     out = []
     for doc in _documents(store, collection):
         if not doc.source or not os.path.isabs(doc.document_id) or doc.document_id in seen:
             continue
         path = Path(doc.document_id)
-        if any(path.is_relative_to(r) for r in roots) and not any(
-            path.is_relative_to(k) for k in keep_under
-        ):
+        inside = any(path.is_relative_to(r) for r in located.roots)
+        if not inside or any(path.is_relative_to(k) for k in keep_under):
+            continue
+        if path in located.left_out or not path.exists():
             out.append(doc)
     return out
 
@@ -133,7 +141,7 @@ def sync_removed(
     stays searchable rather than vanishing because one read went wrong.
     """
     unlisted = [Path(os.path.realpath(o.path)) for o in outcomes if o.reason == "unreadable"]
-    gone = stale(store, collection, located.roots, {str(f) for f in located.files}, unlisted)
+    gone = stale(store, collection, located, unlisted)
     return tuple(
         shown_id(d.document_id, d.source)
         for d in gone
