@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind._deps import require
+from unifind.embed._onnx_cache import open_session
 from unifind.embed.base import Embedder, Vectors, normalize
 from unifind.errors import ConfigError
 
@@ -105,9 +106,7 @@ class OnnxRunner:
         opts.inter_op_num_threads = inter_op_threads
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
-            self.session = ort.InferenceSession(
-                str(model), sess_options=opts, providers=["CPUExecutionProvider"]
-            )
+            self.session = open_session(ort, model, file_sha256(model), opts)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ConfigError(f"cannot load ONNX model {model}: {exc}") from exc
         self.tokenizer = tk.Tokenizer.from_file(str(tokenizer))
