@@ -177,6 +177,14 @@ class Executor:
                     conn.rollback()
         except sa.exc.DBAPIError as exc:
             raise _classify(exc, handle, limit) from exc
+        except ValueError as exc:
+            # A stored value the column's type can't read (SQLite keeps any text in a DATE
+            # column: '27-MAR-2004'): the source's data, reported, never a raise (issue #19).
+            raise SourceError(
+                Reason.ERROR,
+                f"a stored value does not read as its column's type ({exc}); declare that "
+                "column's type as string in the model",
+            ) from exc
         return [{k: _plain(v) for k, v in row.items()} for row in rows]
 
     def _arm(self, conn: sa.Connection, raw: Any, handle: _Handle, limit: float) -> None:
