@@ -14,6 +14,7 @@ The ``redis`` package is imported on first use (``pip install "unifind[redis]"``
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
 import time
@@ -228,13 +229,20 @@ class RedisCitationIds:
     """Citation numbers shared by every worker: one Redis hash per request (dedupe key →
     number), assigned in one atomic round trip; implements ``unifind.cite.ids.IdStore``."""
 
-    def __init__(self, link: RedisLink, ttl_s: float = CITATION_TTL_S) -> None:
-        self.link, self.ttl_s = link, ttl_s
+    def __init__(
+        self, link: RedisLink, ttl_s: float = CITATION_TTL_S, tenant: str | None = None
+    ) -> None:
+        self.link, self.ttl_s, self.tenant = link, ttl_s, tenant
         self._script: Any = None
 
     def hash_key(self, request_id: str) -> str:
-        """The Redis hash holding one request's numbers."""
-        return self.link.key("cite", request_id)
+        """The Redis hash holding one request's numbers (of this store's tenant)."""
+        if self.tenant is None:
+            return self.link.key("cite", request_id)
+        # A tenant's requests live under their own name, so another tenant reusing a
+        # request id starts its own numbering (issue #20); hashed, since a name may hold ":".
+        tag = hashlib.sha256(self.tenant.encode()).hexdigest()[:24]
+        return self.link.key(f"cite@{tag}", request_id)
 
     def _assign(self, client: Any, request_id: str, keys: Sequence[str]) -> list[int]:
         if self._script is None:
@@ -254,7 +262,7 @@ class RedisCitationIds:
 
 
 _links: dict[tuple[str, str], RedisLink] = {}
-_citations: dict[tuple[str, str, float], RedisCitationIds] = {}
+_citations: dict[tuple[str, str, float, str | None], RedisCitationIds] = {}
 
 
 def link_for(settings: Settings) -> RedisLink | None:
@@ -268,14 +276,14 @@ def link_for(settings: Settings) -> RedisLink | None:
     return _links[key]
 
 
-def citation_ids_for(settings: Settings) -> RedisCitationIds | None:
-    """The citation-number store for ``settings`` (None: per-process numbering)."""
+def citation_ids_for(settings: Settings, tenant: str | None = None) -> RedisCitationIds | None:
+    """The citation-number store of ``tenant`` for ``settings`` (None: no Redis)."""
     link = link_for(settings)
     if link is None:
         return None
-    key = (link.url, link.prefix, settings.citation_ttl_s)
+    key = (link.url, link.prefix, settings.citation_ttl_s, tenant)
     if key not in _citations:
-        _citations[key] = RedisCitationIds(link, settings.citation_ttl_s)
+        _citations[key] = RedisCitationIds(link, settings.citation_ttl_s, tenant)
     return _citations[key]
 
 

@@ -151,3 +151,19 @@ def test_a_store_outage_numbers_on_after_the_highest_id_seen() -> None:
     assert ids(ctx.assign([kb("a"), kb("b")])) == ["ref_005", "ref_006"]
     assert ids(ctx.assign([kb("c"), kb("a")])) == ["ref_007", "ref_005"]
     assert len(ctx) == 3
+
+
+def test_each_tenant_numbers_its_own_request(shared: Shared, tmp_path: Path) -> None:
+    """Issue #20: one request id in two tenants is two numberings, in two Redis hashes."""
+    from unifind.types import Principal
+
+    one = Searcher(shared.settings(tmp_path / "a"))
+    two = Searcher(shared.settings(tmp_path / "b"))
+    acme, globex = Principal(tenant="acme"), Principal(tenant="globex")
+    assert ids(one.context("req", acme).assign([kb("a"), kb("b")])) == ["ref_001", "ref_002"]
+    assert ids(two.context("req", globex).assign([kb("b")])) == ["ref_001"]
+    assert ids(two.context("req", acme).assign([kb("c"), kb("b")])) == ["ref_003", "ref_002"]
+    assert ids(one.context("req").assign([kb("c")])) == ["ref_001"]  # no tenant: its own
+    hashes = sorted(k.decode() for k in shared.client.keys(f"{shared.prefix}cite*"))
+    assert len(hashes) == 3 and f"{shared.prefix}cite:req" in hashes
+    assert not any("acme" in h or "globex" in h for h in hashes)  # names never in a key

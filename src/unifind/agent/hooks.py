@@ -79,7 +79,7 @@ class HookSearch:
 
     def references(self) -> Any:
         """The references of what the hooks found so far, numbered in this request."""
-        return self._s.references(self.results, request_id=self._rid)
+        return self._s.references(self.results, request_id=self._rid, principal=self._who)
 
 
 class HookContext:

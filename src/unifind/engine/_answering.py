@@ -39,7 +39,7 @@ from unifind.engine._sampling import MAX_SAMPLES, best_of
 from unifind.engine._util import ms
 from unifind.engine.otel import traced_llm_deltas as llm_deltas  # a chat span when OTel is on
 from unifind.errors import InputError, SourceError
-from unifind.types import SearchResult
+from unifind.types import Principal, SearchResult
 
 if TYPE_CHECKING:
     from unifind.engine.ask import Asking
@@ -59,10 +59,12 @@ async def answer_events(
     samples: int = 1,
     support_mode: str | None = None,
     max_chars: int = MAX_ANSWER_CHARS,
+    principal: Principal | None = None,
 ) -> AsyncIterator[AskEvent]:
     """``references`` → ``answer.delta``… → ``citations`` → ``done``; the answer stops at
     ``max_chars`` (``ask.max_answer_chars``)."""
-    refs = searcher.references(results, request_id=rid, top_n=top_n, citation_format="[{id}]")
+    refs = searcher.references(results, request_id=rid, top_n=top_n, principal=principal,
+                               citation_format="[{id}]")  # fmt: skip
     shown = [r.model_dump(mode="json", exclude_none=True) for r in refs.references]
     yield AskEvent("references", {"references": shown, "omitted": list(refs.omitted)})
     # Loading a model reads ~35 MB once per KB: never on the event loop (DESIGN §2), and

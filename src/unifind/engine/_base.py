@@ -44,7 +44,8 @@ class SearcherBase:
         self._kb = kb
         self._records = records
         self._legs: dict[str, Any] = dict(legs or {})
-        self._contexts: OrderedDict[str, CitationContext] = OrderedDict()
+        # (tenant, request id) → its context: one tenant never sees another's numbering.
+        self._contexts: OrderedDict[tuple[str | None, str], CitationContext] = OrderedDict()
         self._sync_loop = LoopThread("unifind-sync")  # the sync facade's loop
 
     @property

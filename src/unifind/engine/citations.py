@@ -8,11 +8,12 @@ from typing import Any
 from unifind._redis import citation_ids_for
 from unifind.cite import CitationCheck, CitationContext, References, build_references
 from unifind.cite import check_citations as _check
+from unifind.cite.ids import IdStore
 from unifind.engine._base import SearcherBase
 from unifind.engine._util import new_request_id
 from unifind.rank.merge import fuse_results
 from unifind.rerankers import rerank as rerank_items
-from unifind.types import Item, LegReport, SearchResult, SearchResults
+from unifind.types import Item, LegReport, Principal, SearchResult, SearchResults
 
 
 class Citing(SearcherBase):
@@ -44,16 +45,25 @@ class Citing(SearcherBase):
         """
         return await rerank_items(items, query, uses=uses, settings=self.settings, top_n=top_n)
 
-    def context(self, request_id: str) -> CitationContext:
-        """The citation context of a request: ids continue across every call for it."""
-        ctx = self._contexts.get(request_id)
+    def context(self, request_id: str, principal: Principal | None = None) -> CitationContext:
+        """The citation context of a request of the caller's tenant: ids continue across
+        every call for it, in every process (Redis when ``redis_url`` is set, else the
+        records database); another tenant's request of the same id is another context."""
+        tenant = getattr(self._who(principal), "tenant", None)
+        ctx = self._contexts.get((tenant, request_id))
         if ctx is None:
-            # Redis when settings.redis_url is set, so every worker continues one numbering.
-            store = citation_ids_for(self.settings)
-            ctx = self._contexts[request_id] = CitationContext(request_id, store=store)
-            while len(self._contexts) > 1024:  # bounded: old turns are in the records
+            ctx = CitationContext(request_id, store=self._id_store(tenant))
+            self._contexts[(tenant, request_id)] = ctx
+            while len(self._contexts) > 1024:  # bounded: the store keeps the numbering
                 self._contexts.popitem(last=False)
         return ctx
+
+    def _id_store(self, tenant: str | None) -> IdStore | None:
+        shared = citation_ids_for(self.settings, tenant)
+        if shared is not None:
+            return shared
+        records = self.records
+        return records.citation_ids(tenant) if records is not None else None
 
     def references(
         self,
@@ -61,9 +71,11 @@ class Citing(SearcherBase):
         *,
         request_id: str | None = None,
         top_n: int | None = None,
+        principal: Principal | None = None,
         **options: Any,
     ) -> References:
-        """Fuse, cite (ids unique within the request) and render ``<references>`` + prompt.
+        """Fuse, cite (ids unique within the caller's request) and render ``<references>`` +
+        prompt.
 
         Items cited by the search for this same request keep their ids.
         """
@@ -72,18 +84,24 @@ class Citing(SearcherBase):
         fused = self.fuse(results, top_n=top_n)
         if rid is not None and rid == own and all(it.citation_id for it in fused):
             return build_references(fused, **options)
-        ctx = self.context(rid) if rid else CitationContext("adhoc")
+        ctx = self.context(rid, principal) if rid else CitationContext("adhoc")
         return build_references(ctx.assign(fused), **options)
 
     def _cite(
-        self, results: Sequence[SearchResult], request_id: str | None
+        self,
+        results: Sequence[SearchResult],
+        request_id: str | None,
+        principal: Principal | None = None,
     ) -> tuple[SearchResult, ...]:
         """Give every item its citation id, unique within the request, in fused order.
 
         A caller's ``request_id`` continues its stored context (ids never restart across
         calls); without one, a new id and a context of its own that nothing keeps.
         """
-        ctx = self.context(request_id) if request_id else CitationContext(new_request_id())
+        if request_id:
+            ctx = self.context(request_id, principal)
+        else:
+            ctx = CitationContext(new_request_id())
         ctx.assign(self.fuse(results))  # ref_001 is the best fused item
         return tuple(
             res.model_copy(

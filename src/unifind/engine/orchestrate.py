@@ -43,7 +43,7 @@ class Orchestrating(Recording):
         without one a new id is generated and returned in ``SearchResult.request_id``.
         """
         res = await self._search(req, principal)
-        return self._cite([res], request_id)[0]
+        return self._cite([res], request_id, principal)[0]
 
     async def _search(self, req: SearchRequest, principal: Principal | None) -> SearchResult:
         t0 = time.perf_counter()
@@ -102,7 +102,7 @@ class Orchestrating(Recording):
             trace.start(trace.root)
             trace.emit("loading", "loading", n=len(reqs))
         out = await self._wait(mode, reqs, principal, trace, timeout_s)
-        cited = self._cite(out, request_id)
+        cited = self._cite(out, request_id, principal)
         results = SearchResults(
             request_id=cited[0].request_id if cited else request_id or new_request_id(),
             mode=mode,

@@ -29,7 +29,7 @@ class Recording(Citing):
             return
         from unifind.store import record_from_result
 
-        refs = self.references(results, request_id=request_id)
+        refs = self.references(results, request_id=request_id, principal=principal)
         config = {"requests": [r.model_dump(mode="json", exclude_none=True) for r in reqs]}
         record = record_from_result(
             request_id,

@@ -99,8 +99,9 @@ class Operations:
         t0 = time.perf_counter()
         reqs = build_requests(inp)
         rid = inp.request_id or new_request_id()
-        results = await self.run(inp, reqs, rid, self._principal(principal))
-        return await self.finish(inp, results, rid, t0)
+        who = self._principal(principal)
+        results = await self.run(inp, reqs, rid, who)
+        return await self.finish(inp, results, rid, t0, who)
 
     def search_stream(
         self, inp: SearchInput, *, principal: Principal | None = None, locale: str = "en"
@@ -125,17 +126,28 @@ class Operations:
         results: SearchResults = await gather(reqs, **engine_kw(inp, rid, principal))
         return results
 
-    def fused(self, results: Sequence[SearchResult], rid: str, limit: int) -> list[Item]:
-        """Fused items so far, with citation ids from the request's context."""
-        ctx = self.searcher.context(rid)
+    def fused(
+        self,
+        results: Sequence[SearchResult],
+        rid: str,
+        limit: int,
+        principal: Principal | None = None,
+    ) -> list[Item]:
+        """Fused items so far, with citation ids from the caller's request context."""
+        ctx = self.searcher.context(rid, principal)
         items: list[Item] = ctx.assign(self.searcher.fuse(results, top_n=limit))
         return items
 
     async def finish(
-        self, inp: SearchInput, results: SearchResults, rid: str, t0: float
+        self,
+        inp: SearchInput,
+        results: SearchResults,
+        rid: str,
+        t0: float,
+        principal: Principal | None = None,
     ) -> SearchOutput:
         """The output of a finished search: fused, optionally reranked, cited, referenced."""
-        items = self.fused(results.results, rid, inp.limit)
+        items = self.fused(results.results, rid, inp.limit, principal)
         reports: list[LegReport] = [r for res in results.results for r in res.reports]
         if inp.rerank and items:
             items, rep = await self.searcher.rerank(items, inp.query, uses=inp.rerank)
@@ -145,6 +157,7 @@ class Operations:
             built = self.searcher.references(
                 list(results.results),
                 request_id=rid,
+                principal=principal,
                 top_n=inp.limit,
                 budget_chars=inp.max_chars,
                 citation_format=inp.citation_format,

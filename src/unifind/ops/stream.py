@@ -87,10 +87,10 @@ async def search_events(
             for rep in res.reports:
                 data = rep.model_dump(mode="json", exclude_none=True)
                 yield OpEvent("leg", data, ev.message)
-            items = ops.fused(finished, rid, inp.limit)
+            items = ops.fused(finished, rid, inp.limit, principal)
             yield OpEvent("items", {"items": [_dump(i) for i in items]})
     assert results is not None
-    out = await ops.finish(inp, results, rid, t0)
+    out = await ops.finish(inp, results, rid, t0, principal)
     if out.references is not None:
         yield OpEvent("references", out.references.model_dump(mode="json"))
     yield OpEvent("done", {"output": out})

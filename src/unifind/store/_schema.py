@@ -27,6 +27,7 @@ class Tables:
     metadata: sa.MetaData
     searches: sa.Table
     refs: sa.Table
+    citation_ids: sa.Table
 
 
 def _searches(md: sa.MetaData, prefix: str) -> sa.Table:
@@ -98,8 +99,29 @@ def _refs(md: sa.MetaData, prefix: str, searches: sa.Table) -> sa.Table:
     )
 
 
+def _citation_ids(md: sa.MetaData, prefix: str) -> sa.Table:
+    """A request's citation numbers per tenant, so every process continues one numbering
+    when there is no Redis (:mod:`unifind.store._citation_ids`)."""
+    name = f"{prefix}citation_ids"
+    return sa.Table(
+        name,
+        md,
+        sa.Column("id", _ID, primary_key=True, autoincrement=True),
+        # "-" for no tenant, "t:<name>" otherwise: NULLs are never equal in a UNIQUE index.
+        sa.Column("scope", _KEY, nullable=False),
+        sa.Column("request_id", _KEY, nullable=False),
+        # The sha256 of the item's dedupe key: a URL may be longer than an index allows.
+        sa.Column("item_key", sa.String(64), nullable=False),
+        sa.Column("number", sa.Integer, nullable=False),
+        sa.Column("created_at", _WHEN, nullable=False),
+        # Two processes numbering at once: the loser's insert fails here and it reads again.
+        sa.UniqueConstraint("scope", "request_id", "item_key", name=f"uq_{name}_key"),
+        sa.UniqueConstraint("scope", "request_id", "number", name=f"uq_{name}_number"),
+    )
+
+
 def make_tables(prefix: str = "unifind_", schema: str | None = None) -> Tables:
     """Declare the record tables; nothing touches a database until ``create_all``."""
     md = sa.MetaData(schema=schema)
     searches = _searches(md, prefix)
-    return Tables(md, searches, _refs(md, prefix, searches))
+    return Tables(md, searches, _refs(md, prefix, searches), _citation_ids(md, prefix))

@@ -27,6 +27,7 @@ import sqlalchemy as sa
 
 from unifind.config import Settings
 from unifind.errors import ConfigError, MissingDependency, StoreError
+from unifind.store._citation_ids import RecordCitationIds
 from unifind.store._model import Reference, RefsArg, SearchRecord, record_from_result
 from unifind.store._schema import make_tables
 from unifind.types import Principal, SearchResult, SearchResults, Source
@@ -165,6 +166,10 @@ class RecordStore:
             return fn()
         except sa.exc.SQLAlchemyError as exc:
             raise StoreError(f"cannot {what} on {self.url}: {_why(exc)}") from exc
+
+    def citation_ids(self, tenant: str | None) -> RecordCitationIds | None:
+        """Where ``tenant``'s citation numbers are kept (``unifind.cite.ids.IdStore``)."""
+        return RecordCitationIds(self.engine, self.tables.citation_ids, tenant, self._ensure)
 
     def _scope(self, principal: Principal | None) -> sa.ColumnElement[bool]:
         return _tenant_is(self.tables.searches, principal.tenant if principal else None)
@@ -375,6 +380,9 @@ class _Unusable(RecordStore):
     @property
     def url(self) -> str:
         return self._url
+
+    def citation_ids(self, tenant: str | None) -> RecordCitationIds | None:
+        return None  # numbered per process, as without records
 
     def close(self) -> None:
         pass

@@ -1,0 +1,90 @@
+"""A request's citation numbers in the records database: every process continues one
+numbering when there is no Redis (issue #20: two CLI searches with one ``--request-id``
+both started at ``ref_001`` and gave that id to different chunks).
+
+Implements ``unifind.cite.ids.IdStore`` for one tenant: the tenant is part of every row's
+key, so a request id another tenant used is a fresh numbering here and says nothing of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+log = logging.getLogger(__name__)
+
+#: Attempts when another process numbered the same request at the same moment.
+_TRIES = 5
+#: What a concurrent writer looks like from here (SQLite's and PostgreSQL's words).
+_RACE = re.compile(r"locked|already exists|could not serialize", re.I)
+#: Keys per ``IN (...)`` list: SQLite allows 32,766 bound parameters, others fewer.
+_BATCH = 500
+
+
+def scope_of(tenant: str | None) -> str:
+    """The row scope of a tenant: ``-`` for none (NULLs are never equal in a UNIQUE index)."""
+    return "-" if tenant is None else f"t:{tenant}"
+
+
+class RecordCitationIds:
+    """Citation numbers of one tenant's requests in the records tables."""
+
+    def __init__(self, engine: sa.Engine, table: sa.Table, tenant: str | None,
+                 ready: Callable[[], None]) -> None:  # fmt: skip
+        self.engine, self.table, self.scope = engine, table, scope_of(tenant)
+        self._ready = ready
+
+    def assign(self, request_id: str, keys: Sequence[str]) -> list[int] | None:
+        """The number of each key (a known key keeps its own, a new one takes the next);
+        None when the database can't answer (the caller numbers in its own process)."""
+        if not keys:
+            return []
+        digests = [hashlib.sha256(k.encode()).hexdigest() for k in keys]
+        try:
+            for _ in range(_TRIES):
+                try:
+                    self._ready()
+                    return self._assign(request_id, digests)
+                except (sa.exc.IntegrityError, sa.exc.OperationalError) as exc:
+                    # Another process took those numbers first, holds SQLite's write lock
+                    # or created the table a moment ago: read again. Other faults are real.
+                    if isinstance(exc, sa.exc.OperationalError) and not _RACE.search(str(exc)):
+                        raise
+                    time.sleep(0.02)
+        except Exception as exc:  # a records fault must never fail a search
+            log.warning("citation numbers of %r not kept in the records: %s", request_id, exc)
+            return None
+        log.warning("citation numbers of %r: %d conflicting writers, numbered here",
+                    request_id, _TRIES)  # fmt: skip
+        return None
+
+    def _assign(self, request_id: str, digests: list[str]) -> list[int]:
+        t = self.table
+        mine = sa.and_(t.c.scope == self.scope, t.c.request_id == request_id)
+        with self.engine.begin() as conn:
+            known: dict[str, int] = {}
+            wanted = list(dict.fromkeys(digests))
+            for i in range(0, len(wanted), _BATCH):
+                q = sa.select(t.c.item_key, t.c.number).where(
+                    mine, t.c.item_key.in_(wanted[i : i + _BATCH])
+                )
+                known.update({str(k): int(n) for k, n in conn.execute(q)})
+            new = [d for d in wanted if d not in known]
+            if new:
+                last = conn.execute(sa.select(sa.func.max(t.c.number)).where(mine)).scalar()
+                now = datetime.now(UTC)
+                rows: list[dict[str, Any]] = [
+                    {"scope": self.scope, "request_id": request_id, "item_key": d,
+                     "number": (last or 0) + n, "created_at": now}
+                    for n, d in enumerate(new, start=1)
+                ]  # fmt: skip
+                conn.execute(t.insert(), rows)
+                known.update({r["item_key"]: r["number"] for r in rows})
+        return [known[d] for d in digests]
