@@ -14,9 +14,12 @@ import httpx
 from mcp import Client
 
 from unifind import Searcher
-from unifind.kb.acl import OPERATOR
 from unifind.mcp_server import build_server
 from unifind.ops import Operations
+from unifind.types import Principal
+
+#: Tenant A's key in tests/http/conftest.py.
+ANA = Principal(tenant="acme", user="ana", roles=("support",))
 
 
 def _handbook(tmp_path: Path) -> Path:
@@ -33,7 +36,7 @@ async def test_http_search_and_listing_show_relative_names(
     top = _handbook(tmp_path)
     made = await client.post("/v1/collections", json={"name": "hb", "embedder": "hash:64"})
     assert made.status_code == 201  # tenant A's own: it may delete from it
-    report = searcher.kb.ingest("hb", [top], principal=OPERATOR)  # the operator's CLI ingest
+    report = searcher.kb.ingest("hb", [top], principal=ANA)  # a server-side ingest as A
     assert report.added == 2
     root = str(top.parent)
 
@@ -50,7 +53,7 @@ async def test_http_search_and_listing_show_relative_names(
     # The shown name is what a caller deletes by (the path travels encoded).
     gone = await client.delete("/v1/collections/hb/documents/handbook/notes.log")
     assert gone.status_code == 200
-    left = searcher.kb.documents("hb", principal=OPERATOR)
+    left = searcher.kb.documents("hb", principal=ANA)
     assert [d.document_id for d in left] == [str(top / "policies" / "refunds.md")]
 
 

@@ -105,9 +105,12 @@ def test_documents_ingested_before_relative_names_are_synced_too(
     with monkeypatch.context() as m:
         m.setattr("unifind.kb.ingest.INGEST_VERSION", "1")
         kb.ingest("docs", [handbook], source=str)
+    found = kb.search_sync(SearchRequest(type="kb", query="refunds", collections=("docs",)))
+    assert found.items and str(handbook) not in found.model_dump_json()  # shown by file name
+    assert {i.document_id for i in found.items} <= {"refunds.md", "leave.md", "shipping.md"}
     (handbook / "shipping.md").unlink()
     report = kb.ingest("docs", [handbook], sync=True)
-    assert report.removed == (str(handbook / "shipping.md"),)
+    assert report.removed == ("shipping.md",)
     assert (report.replaced, report.unchanged) == (2, 0)  # re-indexed with relative names
     assert {d.source for d in kb.documents("docs")} == {
         "handbook/refunds.md", "handbook/policies/leave.md",

@@ -22,7 +22,8 @@ from unifind.kb._files import FileOutcome
 from unifind.kb.base import DocumentInfo, KBStore
 
 __all__ = [
-    "Located", "find_shown", "locate", "resolve_filters", "shown_id", "stale", "sync_removed",
+    "Located", "find_shown", "locate", "resolve_filters", "shown_id", "shown_metadata", "stale",
+    "sync_removed",
 ]  # fmt: skip
 
 _PAGE = 500  # documents per list_documents call while scanning a collection
@@ -31,12 +32,25 @@ _PAGE = 500  # documents per list_documents call while scanning a collection
 def shown_id(document_id: str, source: str) -> str:
     """The id callers see: a file's relative name in place of the server's absolute path.
 
-    Only an absolute-path id with a relative source is replaced: URLs, uploads, raw text and
-    documents ingested before sources were relative show their id as it is.
+    Only a file's absolute-path id is replaced: by its recorded relative source, or, for a
+    file ingested before sources were relative (source and id the same path), by its file
+    name until it is ingested again. URLs, uploads and raw text show their id as it is.
     """
-    if source and os.path.isabs(document_id) and not os.path.isabs(source):
+    if not source or not os.path.isabs(document_id):
+        return document_id
+    if not os.path.isabs(source):
         return source
-    return document_id
+    return Path(document_id).name if source == document_id else document_id
+
+
+def shown_metadata(document_id: str, source: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """``metadata`` with its ``source`` and ``path`` shown as :func:`shown_id` shows the id
+    (a file ingested before #18 recorded its absolute path in both)."""
+    shown = shown_id(document_id, source)
+    if shown == document_id:
+        return dict(metadata)
+    return {k: shown if k in ("source", "path") and v == document_id else v
+            for k, v in metadata.items()}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from unifind.errors import EmbedderMismatch, InputError, ModeUnavailable, Source
 from unifind.kb import _graphq
 from unifind.kb._feedback import refine
 from unifind.kb._filters import check_filters
-from unifind.kb._names import resolve_filters, shown_id
+from unifind.kb._names import resolve_filters, shown_id, shown_metadata
 from unifind.kb._rank import Key, Run, depth_for, tiered
 from unifind.kb.base import ChunkRecord, CollectionInfo, Hit
 from unifind.kb.graph import query_terms
@@ -376,8 +376,9 @@ def _items(
             continue
         url = rec.source if rec.source.startswith(("http://", "https://")) else None
         meta = {**rec.metadata, "source": rec.source} if rec.source else dict(rec.metadata)
+        meta = shown_metadata(rec.document_id, rec.source, meta)  # never the server's path
         meta["chunk"] = rec.ordinal + 1
-        shown = shown_id(rec.document_id, rec.source)  # never the server's absolute path
+        shown = shown_id(rec.document_id, rec.source)
         title = rec.title
         if per_doc[(rec.collection, rec.document_id)] > 1:  # two hits, one title: say which
             title = f"{rec.title or shown} (chunk {rec.ordinal + 1})"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from unifind.errors import InputError
-from unifind.kb._names import shown_id
+from unifind.kb._names import shown_id, shown_metadata
 from unifind.kb.base import CollectionInfo
 from unifind.kb.ingest import FileOutcome, IngestReport
 from unifind.ops._crawl import Crawler, CrawlPage
@@ -83,7 +83,7 @@ class KBOps:
         return [
             DocumentOut(
                 **{k: v for k, v in asdict(d).items() if k != "collection"},
-            ).model_copy(update={"document_id": shown_id(d.document_id, d.source)})
+            ).model_copy(update=_shown(d.document_id, d.source, d.metadata))
             for d in docs
         ]
 
@@ -206,6 +206,16 @@ class KBOps:
         return out.model_copy(
             update={"stopped": report.stopped, "not_tried": [client(p) for p in report.not_tried]}
         )
+
+
+def _shown(document_id: str, source: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    """A stored document's id, source and metadata as callers see them (``kb._names``)."""
+    shown = shown_id(document_id, source)
+    return {
+        "document_id": shown,
+        "source": shown if shown != document_id and source == document_id else source,
+        "metadata": shown_metadata(document_id, source, metadata),
+    }
 
 
 def _collection(info: CollectionInfo) -> CollectionOut:
