@@ -3,20 +3,24 @@
 Names reach SQL only after :func:`~unifind.db.dsl.validate_dsl` matched them against the
 declared model, and SQLAlchemy quotes them; values are always bound parameters. The
 permission predicate is AND-ed *outside* the generated conditions, so an ``or`` in the DSL
-cannot widen it: ``WHERE (perm) AND ((generated...))``.
+cannot widen it: ``WHERE (perm) AND ((generated...))``. Every joined model's predicate is
+AND-ed the same way (a left join's goes into its ON), and a sub-aggregate reads only the
+rows its model's predicate lets the caller see (:mod:`unifind.db.joins`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.sql.elements import ColumnElement
 
-from unifind.db.dsl import QueryDSL, Where
+from unifind.db.dsl import QueryDSL, SubAggregate, Where
+from unifind.db.joins import Permit, Scope
 from unifind.db.models import Model, sql_table
+from unifind.db.permissions import permission_clause
 
 #: LIKE escape character; ``%`` and ``_`` in keyword values are escaped with it.
 LIKE_ESCAPE = "\\"
@@ -68,18 +72,31 @@ def _operator(col: ColumnElement[Any], op: str, value: Any) -> Any:
     raise ValueError(f"unknown op {op!r}")  # unreachable after validation
 
 
-def compile_wheres(wheres: Sequence[Where], table: sa.TableClause) -> ColumnElement[bool] | None:
-    """OR of AND-runs: ``or: true`` starts a new run (AND binds tighter, as in SQL)."""
+Columns = Callable[[str], ColumnElement[Any]]
+Values = Callable[[Any], Any]
+
+
+def compile_wheres(
+    wheres: Sequence[Where],
+    table: sa.TableClause | Columns,
+    value: Values | None = None,
+) -> ColumnElement[bool] | None:
+    """OR of AND-runs: ``or: true`` starts a new run (AND binds tighter, as in SQL).
+
+    ``table`` is the queried table, or a function from a (dotted) field to its column;
+    ``value`` turns a sub-aggregate into its scalar subquery."""
+    column: Columns = table if callable(table) else _columns_of(table)
     runs: list[list[ColumnElement[bool]]] = []
     for w in wheres:
         if w.wheres is not None:
-            inner = compile_wheres(w.wheres, table)
+            inner = compile_wheres(w.wheres, column, value)
             if inner is None:
                 continue
             cond = inner.self_group()
         else:
             assert w.field is not None
-            cond = _condition(table.c[w.field], w.op, w.value)
+            v = value(w.value) if value is not None else w.value
+            cond = _condition(column(w.field), w.op, v)
         if not runs or w.or_:
             runs.append([])
         runs[-1].append(cond)
@@ -87,6 +104,14 @@ def compile_wheres(wheres: Sequence[Where], table: sa.TableClause) -> ColumnElem
         return None
     groups = [sa.and_(*r).self_group() if len(r) > 1 else r[0] for r in runs]
     return sa.or_(*groups).self_group() if len(groups) > 1 else groups[0]
+
+
+def _columns_of(table: sa.TableClause) -> Columns:
+    def column(name: str) -> ColumnElement[Any]:
+        col: ColumnElement[Any] = table.c[name]
+        return col
+
+    return column
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,30 +130,97 @@ def compile_select(
     limit: int,
     offset: int = 0,
     table: sa.TableClause | None = None,
+    models: Mapping[str, Model] | None = None,
+    permit: Permit | None = None,
 ) -> Compiled:
     """The SELECT for a validated ``dsl``; ``limit`` is already capped by the caller.
 
-    Pass the ``table`` the permission predicate was built on, so both name one FROM.
+    Pass the ``table`` the permission predicate was built on, so both name one FROM, and
+    ``permit`` (model, table → predicate) for the other models a join or sub-aggregate
+    reads; without it a protected model is refused (fail closed).
     """
-    table = table if table is not None else sql_table(model)
+    q = _Query(dsl, model, table if table is not None else sql_table(model), models, permit)
+    clauses = [c for c in (permission, *q.outside, q.where(dsl.wheres)) if c is not None]
     if dsl.aggregates:
-        return _compile_aggregate(dsl, table, permission, limit, offset)
+        return _compile_aggregate(dsl, q, clauses, limit, offset)
     names = list(dsl.select or model.columns)
-    if model.primary_key and model.primary_key not in names:
+    if model.primary_key and model.primary_key not in names and not dsl.distinct:
         names.insert(0, model.primary_key)  # items need a record id
-    stmt = sa.select(*(table.c[n] for n in names))
-    generated = compile_wheres(dsl.wheres, table)
+    stmt = sa.select(*(q.column(n).label(n) for n in names)).select_from(q.source)
     # Permission first and outside: (perm) AND (generated) — see module docstring.
-    clauses = [c for c in (permission, generated) if c is not None]
     if clauses:
         stmt = stmt.where(sa.and_(*(c.self_group() for c in clauses)))
-    orders = [
-        table.c[o.field].desc() if o.sort == "desc" else table.c[o.field].asc() for o in dsl.orders
-    ]
-    if model.primary_key:
-        orders.append(table.c[model.primary_key].asc())  # deterministic paging
+    if dsl.distinct:
+        stmt = stmt.distinct()
+    orders = [_key(q.column(o.field), o.sort) for o in dsl.orders]
+    if model.primary_key and not dsl.distinct:
+        orders.append(q.table.c[model.primary_key].asc())  # deterministic paging
+    elif dsl.distinct:
+        orders += [q.column(n).asc() for n in names if n not in {o.field for o in dsl.orders}]
     stmt = stmt.order_by(*orders).limit(limit).offset(offset + (dsl.offset or 0) or None)
     return Compiled(stmt, limit)
+
+
+def _key(col: ColumnElement[Any], sort: str) -> Any:
+    return col.desc() if sort == "desc" else col.asc()
+
+
+class _Query:
+    """The FROM of one query: the queried table, its joins, and how a field reads."""
+
+    def __init__(
+        self,
+        dsl: QueryDSL,
+        model: Model,
+        table: sa.TableClause,
+        models: Mapping[str, Model] | None,
+        permit: Permit | None,
+    ) -> None:
+        self.table = table
+        self.permit: Permit = permit or (lambda m, t: permission_clause(m, t, None))
+        self.scope = Scope.of(model, models, dsl.joins)
+        for name in _fields(dsl):  # every path first: the FROM is built once
+            self.scope.resolve(name, "query")
+        self.source, self.tables, self.outside = self.scope.build(table, self.permit)
+        self._subs = 0
+
+    def column(self, name: str) -> ColumnElement[Any]:
+        ref = self.scope.resolve(name, "query")
+        col: ColumnElement[Any] = self.tables[ref.path].c[ref.column.name]
+        return col
+
+    def where(self, wheres: Sequence[Where]) -> ColumnElement[bool] | None:
+        return compile_wheres(wheres, self.column, self.value)
+
+    def value(self, value: Any) -> Any:
+        """A sub-aggregate's scalar subquery over the rows its model lets the caller see."""
+        if not isinstance(value, SubAggregate):
+            return value
+        self._subs += 1
+        ref = self.scope.resolve(value.field, "wheres value") if value.field else None
+        model = ref.model if ref is not None else self.scope.model
+        table = sql_table(model).alias(f"s{self._subs}")
+        fn = _FNS[value.agg]
+        arg = fn(table.c[ref.column.name]) if ref is not None else fn()
+        sub = sa.select(arg).select_from(table)
+        perm = self.permit(model, table)
+        if perm is not None:
+            sub = sub.where(perm)
+        return sub.scalar_subquery()
+
+
+def _fields(dsl: QueryDSL) -> list[str]:
+    """Every field a query names, in a fixed order (join aliases follow it)."""
+    names = [*(dsl.select or ()), *dsl.groups, *(a.field for a in dsl.aggregates if a.field)]
+
+    def walk(ws: Sequence[Where]) -> None:
+        for w in ws:
+            names.extend([w.field] if w.field else [])
+            walk(w.wheres or ())
+
+    walk(dsl.wheres)
+    aggs = {a.name for a in dsl.aggregates} | set(dsl.groups)
+    return names + [o.field for o in dsl.orders if o.field not in aggs]
 
 
 _FNS: dict[str, Any] = {"count": sa.func.count, "avg": sa.func.avg, "sum": sa.func.sum,
@@ -137,36 +229,37 @@ _FNS: dict[str, Any] = {"count": sa.func.count, "avg": sa.func.avg, "sum": sa.fu
 
 def _compile_aggregate(
     dsl: QueryDSL,
-    table: sa.TableClause,
-    permission: ColumnElement[bool] | None,
+    q: _Query,
+    clauses: list[ColumnElement[bool]],
     limit: int,
     offset: int,
 ) -> Compiled:
     """``SELECT groups..., fn(field)... GROUP BY groups HAVING ...``: one row per group."""
     exprs: dict[str, ColumnElement[Any]] = {}
     for agg in dsl.aggregates:
-        arg = table.c[agg.field] if agg.field else None
         fn = _FNS[agg.fn]
-        exprs[agg.name] = (fn(arg) if arg is not None else fn()).label(agg.name)
-    groups = [table.c[g] for g in dsl.groups]
+        if agg.field is None:
+            exprs[agg.name] = fn().label(agg.name)
+            continue
+        arg = q.column(agg.field)
+        exprs[agg.name] = fn(arg.distinct() if agg.distinct else arg).label(agg.name)
+    groups = {g: q.column(g) for g in dsl.groups}
     # An explicit FROM: ``count(*)`` names no column, and without a WHERE on the table
     # SQLAlchemy would emit ``SELECT count(*)`` alone, which counts one row (issue #19).
-    stmt = sa.select(*groups, *exprs.values()).select_from(table)
-    generated = compile_wheres(dsl.wheres, table)
-    clauses = [c for c in (permission, generated) if c is not None]
+    stmt = sa.select(*(c.label(g) for g, c in groups.items()), *exprs.values())
+    stmt = stmt.select_from(q.source)
     if clauses:
         stmt = stmt.where(sa.and_(*(c.self_group() for c in clauses)))
     if groups:
-        stmt = stmt.group_by(*groups)
+        stmt = stmt.group_by(*groups.values())
     for h in dsl.havings:
         assert h.field is not None
         stmt = stmt.having(_operator(exprs[h.field].element, h.op, h.value))  # type: ignore[attr-defined]
-    known: dict[str, ColumnElement[Any]] = {**{g.name: g for g in groups}, **exprs}
-    orders = [(known[o.field] if o.field in known else table.c[o.field]) for o in dsl.orders]
-    keys = [
-        o.desc() if s.sort == "desc" else o.asc() for o, s in zip(orders, dsl.orders, strict=True)
-    ]
-    stmt = stmt.order_by(*keys, *groups).limit(limit).offset(offset + (dsl.offset or 0) or None)
+    known: dict[str, ColumnElement[Any]] = {**groups, **exprs}
+    keys = [_key(known[o.field] if o.field in known else q.column(o.field), o.sort)
+            for o in dsl.orders]  # fmt: skip
+    stmt = stmt.order_by(*keys, *groups.values())
+    stmt = stmt.limit(limit).offset(offset + (dsl.offset or 0) or None)
     return Compiled(stmt, limit)
 
 

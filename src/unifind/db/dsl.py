@@ -6,6 +6,11 @@ like SQL without parentheses: ``or: true`` joins a condition to the one before i
 and AND binds tighter, so ``[a, b, {or: c}]`` means ``(a AND b) OR c``. A where with nested
 ``wheres`` is a parenthesised group. ``notlike`` is our one addition, for negated keywords.
 
+Joins (issue #19, :mod:`unifind.db.joins`): a dotted field ``customers.country`` follows a
+relation, a ``joins`` list adds relations or gou-style ``from/key/foreign`` joins. ``distinct``
+drops duplicate rows, an aggregate's ``distinct`` counts distinct values, and a where's
+value may be an aggregate of a column (:class:`SubAggregate`): "older than the average".
+
 :func:`validate_dsl` checks a DSL against a :class:`~unifind.db.models.Model` and coerces
 values to the column types; everything it rejects raises InputError naming what is allowed.
 """
@@ -14,10 +19,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from unifind.db.joins import MAX_JOINS, Join, Scope
 from unifind.db.models import Column, Model
 from unifind.errors import InputError
 
@@ -69,12 +76,26 @@ class Aggregate(_DSL):
 
     fn: Fn
     field: str | None = None
+    distinct: bool = False
+    """Over distinct values only (``count distinct``)."""
     as_: str | None = Field(default=None, alias="as")
     """The result column's name; ``<fn>_<field>`` (or ``count``) when omitted."""
 
     @property
     def name(self) -> str:
-        return self.as_ or (f"{self.fn}_{self.field}" if self.field else self.fn)
+        if self.as_:
+            return self.as_
+        fn = f"{self.fn}_distinct" if self.distinct else self.fn
+        return f"{fn}_{self.field.replace('.', '_')}" if self.field else fn
+
+
+class SubAggregate(_DSL):
+    """A where's value computed from the rows: ``{"agg": "avg", "field": "age"}`` compares
+    with the average age of every row the caller may see ("older than the average")."""
+
+    agg: Fn
+    field: str | None = None
+    """``count`` may omit it; a dotted field aggregates over that model's visible rows."""
 
 
 class QueryDSL(_DSL):
@@ -83,6 +104,10 @@ class QueryDSL(_DSL):
     model: str | None = None
     select: tuple[str, ...] | None = None
     """Columns to return; all declared columns when omitted."""
+    joins: tuple[Join, ...] = ()
+    """Explicit joins (dotted fields join along relations without one)."""
+    distinct: bool = False
+    """Distinct rows of ``select`` (no record id is added)."""
     wheres: tuple[Where, ...] = ()
     aggregates: tuple[Aggregate, ...] = ()
     """With aggregates the rows are groups: ``groups`` columns, then each aggregate."""
@@ -108,6 +133,9 @@ def parse_dsl(data: dict[str, Any] | QueryDSL) -> QueryDSL:
         return data
     if not isinstance(data, dict):
         raise InputError(f"a QueryDSL must be a JSON object, got {type(data).__name__}")
+    joins = data.get("joins")
+    if isinstance(joins, list | tuple) and len(joins) > MAX_JOINS:
+        raise InputError(f"a QueryDSL joins at most {MAX_JOINS} tables; got {len(joins)} joins")
     _check_shape(data, 0, "dsl")
     try:
         return QueryDSL.model_validate(_normalise(data))
@@ -116,8 +144,10 @@ def parse_dsl(data: dict[str, Any] | QueryDSL) -> QueryDSL:
             f"{'.'.join(str(p) for p in e['loc']) or 'dsl'}: {e['msg']}" for e in exc.errors()
         )
         raise InputError(
-            f"malformed QueryDSL: {problems}. Keys: model, select, wheres (field, op, value, "
-            f"or, wheres), orders (field, sort), limit, offset; ops: {' '.join(OPS)}"
+            f"malformed QueryDSL: {problems}. Keys: model, select, distinct, joins (relation "
+            f"or from, key, foreign; as, left), wheres (field, op, value, or, wheres), "
+            f"aggregates (fn, field, distinct, as), groups, havings, orders (field, sort), "
+            f"limit, offset; ops: {' '.join(OPS)}; fns: {' '.join(get_args(Fn))}"
         ) from exc
 
 
@@ -153,22 +183,26 @@ def _normalise(node: Any) -> Any:
     return out
 
 
-def validate_dsl(dsl: QueryDSL | dict[str, Any], model: Model) -> QueryDSL:
-    """Check every name against ``model`` and coerce values; raises InputError listing options."""
+def validate_dsl(
+    dsl: QueryDSL | dict[str, Any], model: Model, models: Mapping[str, Model] | None = None
+) -> QueryDSL:
+    """Check every name against ``model`` (and, for joins, the other ``models``) and coerce
+    values; raises InputError listing what is allowed."""
     dsl = parse_dsl(dsl)
     if dsl.model is not None and dsl.model != model.name:
         raise InputError(f"this QueryDSL targets model {dsl.model!r}, not {model.name!r}")
+    scope = Scope.of(model, models, dsl.joins)
     for name in dsl.select or ():
-        _column(model, name, "select")
-    wheres = tuple(_check_where(w, model, 1) for w in dsl.wheres)
-    names = _check_aggregates(dsl, model)
+        scope.resolve(name, "select")
+    wheres = tuple(_check_where(w, scope, 1) for w in dsl.wheres)
+    names = _check_aggregates(dsl, scope)
     for order in dsl.orders:
         if order.field not in names:
-            _column(model, order.field, "orders")
+            scope.resolve(order.field, "orders")
     return dsl.model_copy(update={"wheres": wheres, "model": model.name})
 
 
-def _check_aggregates(dsl: QueryDSL, model: Model) -> set[str]:
+def _check_aggregates(dsl: QueryDSL, scope: Scope) -> set[str]:
     """Aggregate result names (orders and havings may use them); checks fields and types."""
     if not dsl.aggregates:
         if dsl.groups or dsl.havings:
@@ -176,18 +210,11 @@ def _check_aggregates(dsl: QueryDSL, model: Model) -> set[str]:
         return set()
     names: set[str] = set(dsl.groups)
     for g in dsl.groups:
-        _column(model, g, "groups")
+        scope.resolve(g, "groups")
     for agg in dsl.aggregates:
-        if agg.field is None:
-            if agg.fn != "count":
-                raise InputError(f"aggregate {agg.fn} needs a field")
-        elif (
-            agg.fn in ("avg", "sum")
-            and _column(model, agg.field, "aggregates").type not in _NUMERIC
-        ):
-            raise InputError(f"{agg.fn} needs a numeric field; {agg.field} is not")
-        else:
-            _column(model, agg.field, "aggregates")
+        _check_fn(agg.fn, agg.field, scope, "aggregates")
+        if agg.distinct and agg.field is None:
+            raise InputError("a distinct aggregate needs a field (count distinct <field>)")
         names.add(agg.name)
     for h in dsl.havings:
         if h.field not in names - set(dsl.groups) or h.op not in ("=", "!=", ">", ">=", "<", "<="):
@@ -200,28 +227,60 @@ def _check_aggregates(dsl: QueryDSL, model: Model) -> set[str]:
     return names
 
 
-def _column(model: Model, name: str, where: str) -> Column:
-    if name not in model.columns:
-        raise InputError(
-            f"unknown field {name!r} in {where} of model {model.name!r}; "
-            f"allowed: {', '.join(model.columns)}"
-        )
-    return model.columns[name]
+def _check_fn(fn: str, name: str | None, scope: Scope, where: str) -> Column | None:
+    """The column an aggregate reads (None for ``count``), checked for its function."""
+    if name is None:
+        if fn != "count":
+            raise InputError(f"aggregate {fn} needs a field")
+        return None
+    col = scope.resolve(name, where).column
+    if fn in ("avg", "sum") and col.type not in _NUMERIC:
+        raise InputError(f"{fn} needs a numeric field; {name} is not")
+    return col
 
 
-def _check_where(w: Where, model: Model, depth: int) -> Where:
+def _check_where(w: Where, scope: Scope, depth: int) -> Where:
     if depth > MAX_NESTING:
         raise InputError(f"wheres nested deeper than {MAX_NESTING} levels")
     if w.wheres is not None:
         if w.field is not None:
             raise InputError("a where has either a field or nested wheres, not both")
         return w.model_copy(
-            update={"wheres": tuple(_check_where(x, model, depth + 1) for x in w.wheres)}
+            update={"wheres": tuple(_check_where(x, scope, depth + 1) for x in w.wheres)}
         )
     if w.field is None:
         raise InputError("a where needs a field (or nested wheres)")
-    col = _column(model, w.field, "wheres")
-    return w.model_copy(update={"value": _check_value(w.op, w.value, col, model)})
+    ref = scope.resolve(w.field, "wheres")
+    if isinstance(w.value, dict | SubAggregate):
+        return w.model_copy(update={"value": _check_sub(w.op, w.value, ref.column, scope)})
+    return w.model_copy(update={"value": _check_value(w.op, w.value, ref.column, ref.model)})
+
+
+_COMPARE = ("=", "!=", ">", ">=", "<", "<=")
+
+
+def _check_sub(op: str, value: Any, col: Column, scope: Scope) -> SubAggregate:
+    """A comparison with an aggregate of a column: typed, and its field allow-listed."""
+    try:
+        sub = SubAggregate.model_validate(value)
+    except ValidationError as exc:
+        raise InputError(
+            f'a where\'s object value is an aggregate {{"agg": {"|".join(get_args(Fn))}, '
+            f'"field": <field>}}: {describe_errors(exc)}'
+        ) from exc
+    if op not in _COMPARE:
+        raise InputError(f"an aggregate value is compared with {', '.join(_COMPARE)}, not {op}")
+    other = _check_fn(sub.agg, sub.field, scope, "wheres value")
+    numeric = sub.agg in ("count", "avg", "sum") or (other is not None and other.type in _NUMERIC)
+    if numeric != (col.type in _NUMERIC):
+        raise InputError(f"{col.name} ({col.type}) cannot be compared with {sub.agg}"
+                         f"({sub.field or '*'}): compare numbers with numbers")  # fmt: skip
+    return sub
+
+
+def describe_errors(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
+                     for e in exc.errors())  # fmt: skip
 
 
 def _check_value(op: str, value: Any, col: Column, model: Model) -> Any:
@@ -302,6 +361,8 @@ def combine(preset: QueryDSL | None, generated: QueryDSL) -> QueryDSL:
     return QueryDSL(
         model=generated.model or preset.model,
         select=preset.select or generated.select,
+        joins=preset.joins + generated.joins,
+        distinct=preset.distinct or generated.distinct,
         wheres=tuple(groups),
         orders=preset.orders + tuple(o for o in generated.orders if o.field not in seen),
         aggregates=preset.aggregates or generated.aggregates,

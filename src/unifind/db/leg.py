@@ -16,6 +16,10 @@ A row query that finds nothing stays ``ok`` but says why (``db._empty``: which c
 left nothing, counted without it). Integers the database can't bind (past 64 bits signed)
 are refused: a request's ``offset`` or DSL value as InputError naming it, a number read
 from the question as that model's ``degraded/error`` report.
+
+``uses="dsl"`` runs the request's ``dsl`` as written (an agent wrote the query, issue #19):
+no generator runs; it is validated against the declared models and permission-checked
+exactly like a generated DSL, and names its model (``dsl.model`` or one ``models`` entry).
 """
 
 from __future__ import annotations
@@ -37,7 +41,14 @@ from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML
 from unifind.db.dsl import MAX_INT, QueryDSL, combine, parse_dsl, validate_dsl
 from unifind.db.execute import Executor, make_engine, missing_sqlite_file, source_error
 from unifind.db.generate._scan import normalise, phrase_pattern
-from unifind.db.generate.base import GenerationError, Generator, check_uses, resolve_generator
+from unifind.db.generate.base import (
+    Generation,
+    GenerationError,
+    Generator,
+    check_uses,
+    resolve_generator,
+)
+from unifind.db.joins import single_table
 from unifind.db.models import SAMPLE_BUDGET_S, Model, introspect, load_models, sql_table
 from unifind.db.permissions import Forbidden, permission_clause
 from unifind.db.render import aggregate_items, to_items
@@ -151,7 +162,11 @@ class DBLeg:
                                reason=Reason.NOT_CONFIGURED, note=self.disabled)  # fmt: skip
             return SearchResult(type="db", query=req.query, reports=(report,))
         uses = req.uses or self.generator
-        check_uses(uses)
+        as_written = uses.strip() == AS_WRITTEN
+        if as_written and not req.dsl:
+            raise InputError("uses dsl runs the request's dsl as written: give a dsl")
+        if not as_written:
+            check_uses(uses)
         preset = parse_dsl(req.dsl) if req.dsl else None
         _check_offset(req.offset, preset.offset if preset is not None else None)
         try:
@@ -161,17 +176,26 @@ class DBLeg:
             report = LegReport(leg="db", backend="db", status=Status.DEGRADED, reason=err.reason,
                                error=f"db: {err}", took_ms=_ms(t0))  # fmt: skip
             return SearchResult(type="db", query=req.query, reports=(report,), took_ms=_ms(t0))
+        named = bool(preset is not None and preset.model) or len(req.models or ()) == 1
+        if as_written and not named:
+            raise InputError("a dsl run as written names its model (dsl.model, or one entry "
+                             f"of models); models: {', '.join(models)}")  # fmt: skip
         chosen, skipped = _choose(req, preset, models)
-        for model in chosen:
-            if preset is not None:
-                validate_dsl(preset.model_copy(update={"model": None}), model)
-        generator = resolve_generator(uses, self.config)
-        strict = self.strict if req.strict is None else req.strict
-        runs = await asyncio.gather(
-            *(self._one(req, m, preset, generator, strict, principal, explain) for m in chosen)
-        )
         # When the leg chose the models, one answers and says which (issue #19).
         chose = not req.models and not (preset is not None and preset.model)
+        for model in chosen:
+            if preset is not None:
+                validate_dsl(preset.model_copy(update={"model": None}), model, models)
+        generator = (
+            AsWritten(preset) if as_written and preset else resolve_generator(uses, self.config)
+        )
+        if as_written:
+            preset = None  # the generator returns it: combining would repeat every condition
+        strict = self.strict if req.strict is None else req.strict
+        runs = await asyncio.gather(
+            *(self._one(req, m, preset, generator, strict, principal, explain, models)
+              for m in chosen)
+        )  # fmt: skip
         picked = pick_one(runs, models, req.query) if chose else []
         return _result(req, runs, skipped, _ms(t0), picked)
 
@@ -184,6 +208,7 @@ class DBLeg:
         strict: bool,
         principal: Principal | None,
         explain: bool,
+        models: Mapping[str, Model] | None = None,
     ) -> _Run:
         t0 = time.perf_counter()
         run = _Run(model.name)
@@ -198,7 +223,7 @@ class DBLeg:
                 raise GenerationError(
                     f"the question gives no valid query: {exc}", Reason.ERROR
                 ) from exc
-            dsl = validate_dsl(combine(preset, gen.dsl), model)
+            dsl = validate_dsl(combine(preset, gen.dsl), model, models)
             run.dsl, run.notes = dsl.to_dict(), list(gen.notes)
             run.unknown, run.off_topic = len(gen.unknown), gen.off_topic
             limit = min(dsl.limit or req.limit, req.limit, self.row_cap)
@@ -206,8 +231,16 @@ class DBLeg:
                 raise GenerationError(f"offset {req.offset} + the query's {dsl.offset} is past "
                                       f"the database's integer range (at most {MAX_INT})",
                                       Reason.ERROR)  # fmt: skip
-            compiled = compile_select(dsl, model, permission=permission, limit=limit,
-                                      offset=req.offset, table=table)  # fmt: skip
+            compiled = compile_select(
+                dsl,
+                model,
+                permission=permission,
+                limit=limit,
+                offset=req.offset,
+                table=table,
+                models=models,
+                permit=lambda m, t: permission_clause(m, t, principal),
+            )
             executor = self._get_executor()
             if explain:
                 sql, params = render(compiled.statement, executor.engine.dialect)
@@ -235,7 +268,7 @@ class DBLeg:
         note = f"generator {uses_name(generator)}"
         if (dsl.limit or 0) > self.row_cap:
             note += f"; limit {dsl.limit} capped at row_cap {self.row_cap}"
-        if not rows and not gen.off_topic and not dsl.aggregates:
+        if not rows and not gen.off_topic and not dsl.aggregates and single_table(dsl):
             why = await self._why_empty(model, table, permission, dsl, req)
             run.notes += why
             note = "; ".join([note, *why])
@@ -271,6 +304,22 @@ def _check_offset(offset: int, dsl_offset: int | None) -> None:
     if dsl_offset is not None and offset + dsl_offset > MAX_INT:
         raise InputError(f"offset + dsl.offset ({offset} + {dsl_offset}) is out of range: "
                          f"together they may be at most {MAX_INT}")  # fmt: skip
+
+
+#: ``uses`` value that runs the request's DSL as written, with no generator.
+AS_WRITTEN = "dsl"
+
+
+class AsWritten:
+    """The "generator" of a DSL an agent wrote: it is the query."""
+
+    name = AS_WRITTEN
+
+    def __init__(self, dsl: QueryDSL) -> None:
+        self.dsl = dsl
+
+    async def generate(self, question: str, model: Model, *, strict: bool = False) -> Generation:
+        return Generation(dsl=self.dsl)
 
 
 class _Run:

@@ -13,6 +13,8 @@ A model is declared in YAML or Python::
         category: {values: {laptop: [laptops, notebook, 笔记本]}}
         brand: {sample_values: true}
       permissions: {tenant: tenant_id}
+      relations:
+        orders: {model: orders, type: has_many, key: product_id, foreign: id}
 
 Anything not declared (a column's type, the primary key, a model without ``columns``) is
 filled by introspection through SQLAlchemy (:func:`introspect`). Declared names that the
@@ -32,6 +34,7 @@ import sqlalchemy as sa
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from unifind.db.relations import Relation, check_relations, learn_relations
 from unifind.errors import ConfigError, UnknownName, describe
 
 ColumnType = Literal["string", "integer", "number", "boolean", "date", "datetime"]
@@ -111,7 +114,9 @@ class Model(BaseModel):
     columns: dict[str, Column] = Field(default_factory=dict)
     permissions: Permissions = Field(default_factory=Permissions)
     permission_types: dict[str, ColumnType] = Field(default_factory=dict)
-    """Types of permission columns not exposed as columns (filled by introspection)."""
+    """Types of permission and join-key columns not exposed as columns (introspection)."""
+    relations: dict[str, Relation] | None = None
+    """Joins to other models; learned from foreign keys when not declared (``None``)."""
     vocabulary: frozenset[str] = Field(default=frozenset(), exclude=True)
     """Lower-cased words found in the searchable columns (filled by introspection)."""
     vocabulary_complete: bool = Field(default=False, exclude=True)
@@ -127,6 +132,23 @@ class Model(BaseModel):
         if isinstance(v, dict):
             return {k: _with_name(k, c) for k, c in v.items()}
         return v
+
+    @field_validator("relations", mode="before")
+    @classmethod
+    def _named_relations(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: {"name": k, **r} if isinstance(r, dict) else r for k, r in v.items()}
+        return v
+
+    @property
+    def joins(self) -> dict[str, Relation]:
+        return self.relations or {}
+
+    @property
+    def hidden_columns(self) -> tuple[str, ...]:
+        """Permission and join-key columns the table has that are not exposed."""
+        names = [*self.permissions.columns, *(r.foreign for r in self.joins.values())]
+        return tuple(dict.fromkeys(n for n in names if n not in self.columns))
 
     def column(self, name: str) -> Column:
         """The declared column ``name``; an unknown name raises listing the valid ones."""
@@ -158,7 +180,14 @@ class Model(BaseModel):
             if c.values:
                 entry["values"] = list(c.values)
             cols.append(entry)
-        return {"model": self.name, "description": self.description, "columns": cols}
+        out: dict[str, Any] = {"model": self.name, "description": self.description,
+                               "columns": cols}  # fmt: skip
+        if self.joins:
+            out["relations"] = {
+                n: r.model_dump(include={"model", "type", "key", "foreign"})
+                for n, r in self.joins.items()
+            }
+        return out
 
 
 def _with_name(name: str, column: Any) -> Any:
@@ -204,6 +233,7 @@ def load_models(spec: str | Path | Mapping[str, Any] | list[Any]) -> dict[str, M
             raise ConfigError(f"DB model {name!r} is invalid: {describe(exc)}") from exc
         if not models[name].table:
             models[name] = models[name].model_copy(update={"table": name})
+    check_relations(models)
     return models
 
 
@@ -235,6 +265,7 @@ def introspect(
     """
     insp = sa.inspect(engine)
     out: dict[str, Model] = {}
+    actuals: dict[str, dict[str, ColumnType]] = {}
     for name, model in models.items():
         try:
             if engine.dialect.name == "duckdb":
@@ -250,6 +281,8 @@ def introspect(
                 f"tables: {', '.join(tables) or 'none'}; views: {', '.join(views) or 'none'}"
             ) from exc
         out[name] = _fill(model, actual, insp)
+        actuals[name] = actual
+    out = learn_relations(out, actuals, insp)
     with engine.connect() as conn:
         for name, model in out.items():
             out[name] = _sample_bounded(conn, model, sample_budget_s or SAMPLE_BUDGET_S)
@@ -313,6 +346,11 @@ def _fill(model: Model, actual: dict[str, ColumnType], insp: sa.Inspector) -> Mo
         n: Column(name=n, searchable=t == "string") for n, t in actual.items()
     }
     needed = set(declared) | set(model.permissions.columns)
+    if bad := sorted({r.foreign for r in model.joins.values()} - set(actual)):
+        raise ConfigError(
+            f"DB model {model.name!r}: relation key {', '.join(bad)} is not a column of "
+            f"{model.table!r}; it has: {', '.join(actual)}"
+        )
     if missing := sorted(needed - set(actual)):
         raise ConfigError(
             f"DB model {model.name!r}: columns {', '.join(missing)} are not in "
@@ -331,7 +369,7 @@ def _fill(model: Model, actual: dict[str, ColumnType], insp: sa.Inspector) -> Mo
         pk = pk or ("id" if "id" in actual else None)
     if pk and pk not in columns:
         columns = {pk: Column(name=pk, type=actual[pk]), **columns}
-    hidden = {p: actual[p] for p in model.permissions.columns if p not in columns}
+    hidden = {p: actual[p] for p in model.hidden_columns if p not in columns}
     return model.model_copy(
         update={"columns": columns, "primary_key": pk, "permission_types": hidden}
     )
@@ -394,9 +432,10 @@ _SA_TYPES: dict[str, Any] = {
 def sql_table(model: Model) -> sa.TableClause:
     """A lightweight SQLAlchemy table of the model's columns (no reflection at query time)."""
     cols = [sa.column(c.name, _SA_TYPES[c.type or "string"]) for c in model.columns.values()]
+    hidden = dict.fromkeys([*model.permissions.columns, *model.permission_types])
     extra = [
         sa.column(p, _SA_TYPES[model.permission_types.get(p, "string")])
-        for p in model.permissions.columns
+        for p in hidden
         if p not in model.columns
     ]
     return sa.table(model.table, *cols, *extra, schema=model.db_schema)

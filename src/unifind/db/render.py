@@ -23,7 +23,8 @@ def render_row(model: Model, row: dict[str, Any]) -> str:
         unit = model.columns[name].unit if name in model.columns else None
         text = f"{value:g}" if isinstance(value, float) else str(value)[:CELL_CHARS]
         parts.append(f"{name}: {text} {unit}" if unit else f"{name}: {text}")
-    head = f"{model.name} #{row.get(pk, '?')}" if pk else model.name
+    # A distinct query returns no key: the row is named by its values alone.
+    head = f"{model.name} #{row[pk]}" if pk and pk in row else model.name
     title = f": {row[title_col]}" if title_col and row.get(title_col) is not None else ""
     return f"{head}{title}" + (" — " + "; ".join(parts) if parts else "")
 
