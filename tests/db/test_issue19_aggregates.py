@@ -5,6 +5,7 @@ with an aggregate ("older than the average") is named, never answered as the agg
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,3 +110,36 @@ async def test_a_plain_comparison_is_no_nested_one(sports: tuple[DBLeg, str]) ->
     assert dsl["wheres"] == [{"field": "medals", "op": ">", "value": 2}] and res.notes == ()
     dsl, res = await ask(leg, "what is the average age of athletes")
     assert values(res) == query(url, "SELECT avg(age) FROM athletes") and res.notes == ()
+
+
+async def test_top_n_with_a_superlative_ranks_rows(sports: tuple[DBLeg, str]) -> None:
+    leg, url = sports
+    for q, sql in (
+        ("what are the top 3 highest heights", "height DESC"),
+        ("show the names of athletes with top three lowest ages", "age"),
+    ):
+        dsl, res = await ask(leg, q)
+        assert "aggregates" not in dsl and dsl["limit"] == 3, (q, dsl)
+        want = query(url, f"SELECT athlete_id FROM athletes ORDER BY {sql}, athlete_id LIMIT 3")
+        assert [int(i.record_id or 0) for i in res.items] == [r[0] for r in want]
+
+
+async def test_a_superlative_word_inside_a_column_name_is_that_column(tmp_path: Path) -> None:
+    path = tmp_path / "storms.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE storms (id INTEGER PRIMARY KEY, name TEXT, max_speed INTEGER, "
+                 "damage REAL)")  # fmt: skip
+    rows = [(1, "Ana", 900, 10.0), (2, "Bo", 1200, 30.0), (3, "Cy", 1500, 50.0)]
+    conn.executemany("INSERT INTO storms VALUES (?,?,?,?)", rows)
+    conn.commit()
+    conn.close()
+    leg = DBLeg(f"sqlite:///{path}", {"storms": {}})
+    try:
+        res = await leg.search(SearchRequest(
+            type="db", query="the average and maximum damage of storms with max speed higher "
+            "than 1000", models=("storms",)))  # fmt: skip
+        assert res.dsl is not None
+        assert res.dsl["wheres"] == [{"field": "max_speed", "op": ">", "value": 1000}]
+        assert [i.data for i in res.items] == [{"avg_damage": 40.0, "max_damage": 50.0}]
+    finally:
+        leg.close()

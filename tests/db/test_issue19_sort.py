@@ -47,6 +47,8 @@ async def ask(leg: DBLeg, q: str) -> tuple[dict[str, object], list[int], tuple[s
         ("athletes sorted by their age in the descending order",
          [{"field": "age", "sort": "desc"}], "age DESC"),
         ("athletes in ascending order of club", [{"field": "club_id"}], "club_id"),
+        ("list the name of athletes in descending order by height",
+         [{"field": "height", "sort": "desc"}], "height DESC"),
     ],
 )  # fmt: skip
 async def test_ordering_phrases_sort_by_the_named_column(

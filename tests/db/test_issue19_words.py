@@ -146,3 +146,23 @@ async def test_a_comparing_word_that_was_read_is_not_named(sports: tuple[DBLeg, 
               "athletes between 25 and 30 years of age"):  # fmt: skip
         _dsl, res = await ask(leg, q)
         assert not any("no column" in n for n in res.notes), (q, res.notes)
+
+
+async def test_a_key_takes_no_glossary_words(tmp_path: Path) -> None:
+    path = tmp_path / "cards.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE customer_cards (card_id INTEGER PRIMARY KEY, customer_id INTEGER, "
+                 "card_type TEXT)")  # fmt: skip
+    conn.executemany("INSERT INTO customer_cards VALUES (?,?,?)",
+                     [(1, 7, "credit"), (2, 7, "debit"), (3, 9, "credit")])  # fmt: skip
+    conn.commit()
+    conn.close()
+    leg = DBLeg(f"sqlite:///{path}", {"customer_cards": {}})
+    try:
+        # "customer" (a glossary word) must not make customer_id "the number of customer ...".
+        dsl, res = await ask(leg, "show the number of customer cards", "customer_cards")
+        assert dsl["aggregates"] == [{"fn": "count"}] and [i.data for i in res.items] == [
+            {"count": 3}
+        ]
+    finally:
+        leg.close()

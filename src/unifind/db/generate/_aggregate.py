@@ -34,6 +34,13 @@ _VALUE_CUE = re.compile(
 _LISTED = frozenset(("and", "or", "the", "average", "avg", "mean", "total", "sum", "highest",
                      "maximum", "max", "largest", "biggest", "lowest", "minimum", "min",
                      "smallest"))  # fmt: skip
+#: "the top 3 highest rates": rows ranked, not the maximum value.
+_TOP_N = re.compile(r"(?<![a-z])(?:top|first|the)\s+(?:\d+|two|three|four|five|six|seven|eight"
+                    r"|nine|ten)\s+$")  # fmt: skip
+_LIST_BEFORE = re.compile(
+    r"(?<![a-z])(?:average|avg|mean|total|sum|highest|maximum|max|largest|lowest|minimum|min"
+    r"|smallest)\s*(?:,|and|or|,\s*and)\s*$"
+)
 _HOLDER = re.compile(r"(?<![a-z])(?:with|having|has|have|had)\s+the\s+$")
 _ROW_CUE = re.compile(r"(?<![a-z])(?:who|whom|which|whose)(?![a-z])|谁|哪")
 _GROUP_EN = r"(?<![a-z])(?:by|per|for each|in each|for every|each|every|across)\s+(?:the\s+)?"
@@ -141,9 +148,11 @@ def _asks_value(scan: Scan, m: re.Match[str], span: tuple[int, int], nouns: froz
         return False
     if listed and not _ROW_CUE.search(scan.text):
         return True  # a list of functions over one column asks their values
+    if _LIST_BEFORE.search(scan.text[: m.start()]) and not _ROW_CUE.search(scan.text):
+        return True  # "the average and maximum damage": the second of a list
     if word.endswith("ed") or word == "paid":
         return False
-    if _HOLDER.search(scan.text[: m.start()]):
+    if _HOLDER.search(scan.text[: m.start()]) or _TOP_N.search(scan.text[: m.start()]):
         return False  # "the city with the largest population": the row holding it
     if _VALUE_CUE.search(scan.text):
         return True

@@ -125,6 +125,8 @@ def _by_alias(
             for pattern, rule_sort in _alias_rules(alias):
                 sort = (default or "asc") if rule_sort == "by" else rule_sort
                 for m in scan.find(pattern):
+                    if m[0].split()[0] in col.name.lower().split("_"):
+                        continue  # "max speed" names the column Max_speed: no superlative
                     d = m.groupdict().get("dir") or m.groupdict().get("zdir")
                     if d:
                         sort = "desc" if re.fullmatch(_DESC_WORDS, d) else "asc"

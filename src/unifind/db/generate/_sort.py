@@ -39,16 +39,16 @@ def _patterns(cols: str) -> tuple[re.Pattern[str], ...]:
         r"(?:\s+order)?))?"
     )
     return (
+        # "in descending order of population", "in ascending order by age"
+        re.compile(
+            rf"(?<![a-z])(?:in\s+)?(?:an?\s+)?(?P<d1>{_DIR})\s+order\s+(?:of|by|for|on)\s+"
+            rf"{_THE}{col}"
+        ),
         # "sorted by age", "ordered descending by population", "sort them by name in desc order"
         re.compile(
             rf"(?<![a-z]){_VERB}\s+(?:(?:them|it|the results?|the list)\s+)?(?:in\s+)?"
             rf"(?:(?P<d1>{_DIR})\s+(?:order\s+)?)?(?:(?:according\s+to|based\s+on|on|by)\s+)"
             rf"{_THE}{col}{tail}"
-        ),
-        # "in descending order of population", "in ascending order by age"
-        re.compile(
-            rf"(?<![a-z])(?:in\s+)?(?:an?\s+)?(?P<d1>{_DIR})\s+order\s+(?:of|by|for|on)\s+"
-            rf"{_THE}{col}"
         ),
         # "from highest to lowest salary"
         re.compile(rf"(?<![a-z])(?P<d1>{_DIR})\s+{_THE}{col}"),
