@@ -166,3 +166,14 @@ async def test_a_key_takes_no_glossary_words(tmp_path: Path) -> None:
         ]
     finally:
         leg.close()
+
+
+async def test_request_words_are_no_content(sports: tuple[DBLeg, str]) -> None:
+    leg, url = sports
+    _dsl, res = await ask(leg, "return the names of athletes from kenya")
+    assert res.notes == () and sorted(int(i.record_id or 0) for i in res.items) == [
+        r[0] for r in query(url, "SELECT athlete_id FROM athletes WHERE country = 'Kenya'")
+    ]
+    # A word that restricts or shapes the answer stays named when nothing read it.
+    _dsl, res = await ask(leg, "display the different sports of athletes")
+    assert any("different" in n for n in res.notes), res.notes

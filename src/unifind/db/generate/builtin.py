@@ -48,6 +48,11 @@ STOPWORDS = frozenset(
         "much", "more", "most", "less", "least", "very", "also", "just", "only", "please", "items",
         "item", "things", "stuff", "ones", "one", "sold", "bought", "placed", "made", "costing",
         "priced", "under", "over", "above", "below", "between", "about", "around",
+        # Requests and pointers that ask for the answer and restrict nothing (issue #19:
+        # "not understood: return" on right answers told a user nothing).
+        "return", "display", "report", "tell", "provide", "retrieve", "output", "print",
+        "information", "info", "details", "corresponding", "respectively", "they", "he",
+        "she", "us", "whom", "as", "well", "along", "together", "known", "called", "named",
     )
 )
 # fmt: on
