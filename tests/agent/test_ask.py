@@ -59,7 +59,8 @@ async def test_plan_keywords_in_english_and_chinese(searcher: Searcher) -> None:
 async def test_ask_without_an_llm_answers_extractively_and_says_so(searcher: Searcher) -> None:
     out = await searcher.ask("what is our refund window?")
     assert out.llm is None and out.note is not None and "No LLM is configured" in out.note
-    assert "refund window" in out.text and "[ref_001]" in out.text
+    # The window's length answers, not the sentence most like the question (issue #20).
+    assert out.text == "Refunds are issued within 30 days of purchase. [ref_001]"
     assert out.citations.valid == ["ref_001"] and not out.citations.unknown
     assert out.citations.unsupported == [] and out.citations.checked_sentences >= 1
 

@@ -30,11 +30,11 @@ from unifind.agent.models import (
 from unifind.agent.support import (
     SentenceSupport,
     SupportScorer,
-    best_sentences,
     load_scorer,
     support_until,
 )
 from unifind.cite import References, check_citations
+from unifind.engine._extractive import extractive_answer
 from unifind.engine._sampling import MAX_SAMPLES, best_of
 from unifind.engine._util import ms
 from unifind.engine.otel import traced_llm_deltas as llm_deltas  # a chat span when OTel is on
@@ -122,7 +122,7 @@ async def _answer(
                     yield ev
     if name is None:
         note = NO_LLM
-        lines = best_sentences(refs, plan.keywords or [message])
+        lines = extractive_answer(refs, message, plan.keywords)
         text = "\n".join(lines) if lines else "The references hold nothing to answer from."
         parts.append(text)
         yield AskEvent("answer.delta", {"text": text})
