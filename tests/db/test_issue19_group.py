@@ -91,3 +91,14 @@ async def test_a_count_condition_reads_a_plural_row_noun(sports: tuple[DBLeg, st
     assert dsl["groups"] == ["country"]
     assert rows == query(url, "SELECT country, count(*) FROM athletes GROUP BY country "
                               "HAVING count(*) >= 3 ORDER BY country")  # fmt: skip
+
+
+async def test_a_key_named_with_its_id_groups_a_count(sports: tuple[DBLeg, str]) -> None:
+    leg, url = sports
+    dsl, rows = await ask(leg, "the club ids and the number of athletes in each")
+    assert dsl["groups"] == ["club_id"] and dsl["aggregates"] == [{"fn": "count"}]
+    assert rows == query(url, "SELECT club_id, count(*) FROM athletes GROUP BY club_id "
+                              "ORDER BY club_id")  # fmt: skip
+    res = await leg.search(SearchRequest(type="db", query="the club ids and the number of "
+                                         "athletes in each", models=("athletes",)))  # fmt: skip
+    assert res.notes == ()

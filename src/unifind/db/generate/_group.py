@@ -52,12 +52,15 @@ def _patterns(cols: str) -> tuple[re.Pattern[str], ...]:
     )
 
 
-def group_words(senses: dict[str, Sense], title: str | None) -> dict[str, str]:
-    """Each phrase naming a column that can group rows (not the title, not a key)."""
+def group_words(
+    senses: dict[str, Sense], title: str | None, *, keys: bool = False
+) -> dict[str, str]:
+    """Each phrase naming a column that can group rows (not the title; a key only with
+    ``keys``: it is named only with its "id", as in "the customer ids and how many ...")."""
     out: dict[str, str] = {}
     for sense in senses.values():
         col = sense.column
-        key = col.name.lower().split("_")[-1] in ("id", "ids")
+        key = not keys and col.name.lower().split("_")[-1] in ("id", "ids")
         if col.type not in ("string", "integer", "number") or col.name == title or key:
             continue
         for word in sense.words:
@@ -99,9 +102,10 @@ def loose_group(scan: Scan, senses: dict[str, Sense], used: set[str]) -> str | N
     """A text column named beside an aggregate with a cue ("each", "and the number of"):
     the aggregate is per value of that column. The title column counts too here ("the name
     and the number of ..." groups by name)."""
-    if not _CUE.search(scan.text):
+    cue = _CUE.search(scan.text)  # "and the number of": its count may be read already
+    if cue is None:
         return None
-    words = group_words(senses, None)
+    words = group_words(senses, None, keys=True)
     best: tuple[int, str] | None = None
     for word, column in words.items():
         if column in used:
@@ -109,4 +113,8 @@ def loose_group(scan: Scan, senses: dict[str, Sense], used: set[str]) -> str | N
         m = re.search(rf"(?<![a-z]){plural(word)}(?![a-z])", scan.rest)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), column)
-    return best[1] if best else None
+    if best is None:
+        return None
+    for m in _CUE.finditer(scan.text):
+        scan.consume(*m.span())  # the cues are read: they made the group
+    return best[1]
