@@ -61,6 +61,13 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{unsupported} of {checked} cited sentence(s) unsupported"
         ),
         "ask_unsupported": "  unsupported ({score}): {sentence}",
+        "ask_verdict": "  {verdict} {cite}: {sentence} ({reason})",
+        "ask_verdict_source": "      source {cite}: {source}",
+        "verdict_supported": "supported",
+        "verdict_contradicted": "contradicted",
+        "verdict_not_supported": "not supported",
+        "verdict_unknown_id": "unknown id",
+        "verdict_uncited_claim": "uncited claim",
         "ask_samples": (
             "samples: {n}, kept #{kept} (fewest unknown, then unsupported citations, "
             "then highest mean support)"
@@ -103,6 +110,13 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{checked} 个带引用的句子中 {unsupported} 个缺乏依据"
         ),
         "ask_unsupported": "  缺乏依据（{score}）：{sentence}",
+        "ask_verdict": "  {verdict} {cite}：{sentence}（{reason}）",
+        "ask_verdict_source": "      来源 {cite}：{source}",
+        "verdict_supported": "有依据",
+        "verdict_contradicted": "与来源矛盾",
+        "verdict_not_supported": "缺乏依据",
+        "verdict_unknown_id": "未知编号",
+        "verdict_uncited_claim": "未标引用的陈述",
         "ask_samples": (
             "采样 {n} 次，保留第 {kept} 次（未知引用最少，其次缺乏依据的引用最少，"
             "再次平均支持度最高）"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from unifind.agent._support_model import MODELS
-from unifind.agent.support import SupportScorer, load_scorer, support
+from unifind.agent.support import SentenceSupport, SupportScorer, load_scorer, support
 from unifind.cite import References, build_references
 from unifind.embed.base import Embedder, Reranker, resolve_embedder, resolve_reranker
 from unifind.errors import ConfigError, InputError
@@ -114,11 +114,17 @@ def test_unknown_ids_in_lists_are_flagged_on_the_sentence(embed: SupportScorer) 
     assert (second.score, second.supported) == (0.0, False)
 
 
-def test_indexes_resolve_and_the_best_cited_source_counts(embed: SupportScorer) -> None:
+def test_indexes_resolve_and_each_cited_source_is_judged_alone(embed: SupportScorer) -> None:
     # A line of bare citations belongs to the sentence before it.
     text = "Eiffel's firm designed the tower for the 1889 fair [2].\n[1]"
     [row] = support(text, _refs(), embed)
-    assert row.cites == ("ref_002", "ref_001") and row.supported
+    assert row.cites == ("ref_002", "ref_001")
+    # Issue #20: the best cited source no longer covers for a wrong one next to it.
+    assert [(v.citation, v.verdict) for v in row.verdicts] == [
+        ("2", "not_supported"),
+        ("1", "supported"),
+    ]
+    assert not row.supported
     [alone] = support("Eiffel's firm designed the tower for the 1889 fair [2].", _refs(), embed)
     assert alone.cites == ("ref_002",) and not alone.supported and alone.score < row.score
 
@@ -128,12 +134,17 @@ def test_threshold_is_the_models_own_unless_given(embed: SupportScorer) -> None:
     rows = support(text, _refs(), embed)
     cut = MODELS["embed"].threshold
     assert embed.threshold == cut and 0.0 < cut < 1.0
-    assert [r.supported for r in rows] == [r.score >= cut for r in rows]
+
+    # Issue #20: a sentence is supported when every id it cites is, each on its own.
+    def every(row: SentenceSupport, at: float) -> bool:
+        return all((v.probability or 0.0) >= at for v in row.verdicts)
+
+    assert [r.supported for r in rows] == [every(r, cut) for r in rows]
     assert all(r.supported for r in support(text, _refs(), embed, threshold=0.0))
     assert not any(r.supported for r in support(text, _refs(), embed, threshold=1.01))
     middle = sorted(r.score for r in rows)[1]
     assert [r.supported for r in support(text, _refs(), embed, threshold=middle)] == [
-        r.score >= middle for r in rows
+        every(r, middle) for r in rows
     ]
 
 

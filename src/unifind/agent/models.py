@@ -83,6 +83,33 @@ class SentenceCheck(BaseModel):
     """That model: ``lexical``, ``embed`` or ``cross`` (Chinese sentences: ``lexical``)."""
 
 
+class VerdictEvidence(BaseModel):
+    """The sentence of a cited reference that decided a verdict."""
+
+    citation_id: str
+    sentence: str
+    """Its sentence (a table row, a list item) most aligned with the claim, or the one that
+    contradicts it."""
+    alignment: float
+    """Share of the claim's content words in that sentence, 0-1."""
+
+
+class Verdict(BaseModel):
+    """One (sentence, cited id) pair, judged on its own (issue #20), or an uncited claim."""
+
+    sentence: str
+    citation: str | None = None
+    """The id or index as cited; None for ``uncited_claim``."""
+    verdict: Literal["supported", "contradicted", "not_supported", "unknown_id", "uncited_claim"]
+    reason: str
+    """Why, checkable by a reader ("number: '90 days' vs '30 days'")."""
+    evidence: VerdictEvidence | None = None
+    probability: float | None = None
+    """The support model's probability for this id alone (None: not scored)."""
+    rule: str | None = None
+    """For ``contradicted``: ``number``, ``negation``, ``direction`` or ``entity``."""
+
+
 class CitationReport(BaseModel):
     """The citation check of an answer."""
 
@@ -105,10 +132,20 @@ class CitationReport(BaseModel):
     """Cited sentences the ask's deadline left unchecked: neither passed nor failed."""
     note: str | None = None
     """Why part of the answer was not checked (the deadline)."""
+    verdicts: list[Verdict] = Field(default_factory=list)
+    """Every (sentence, cited id) pair's verdict, in the answer's order, then each factual
+    sentence that cites nothing (``uncited_claim``)."""
+
+    def count(self, verdict: str) -> int:
+        """How many pairs got ``verdict``."""
+        return sum(v.verdict == verdict for v in self.verdicts)
 
     @property
     def ok(self) -> bool:
-        return not (self.unknown or self.omitted or self.unsupported or self.unchecked_sentences)
+        flagged = any(v.verdict != "supported" for v in self.verdicts)
+        return not (
+            self.unknown or self.omitted or self.unsupported or self.unchecked_sentences or flagged
+        )
 
 
 class SampleCheck(BaseModel):

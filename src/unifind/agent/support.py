@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from unifind.agent._support_features import FeatureExtractor
-from unifind.agent._support_model import MODELS, MODES, SupportMode
+from unifind.agent._support_model import MODELS, MODES, LogisticModel, SupportMode
 from unifind.analysis import get_analyzer, guess_lang
 from unifind.cite import References, extract_citations
+from unifind.cite.sentences import sentences as split_sentences
+from unifind.cite.verdict import CitationVerdict, SourceSentences, factual
 from unifind.embed.base import Embedder, Reranker
 from unifind.errors import ConfigError, InputError
 from unifind.types import Item
@@ -39,13 +41,7 @@ EMBEDDER = "bge-small-en-v1.5"
 """The embedder the ``embed`` and ``cross`` models were fitted with (no other spec fits)."""
 CROSS_ENCODER = "cross-encoder"
 
-# A sentence ends at . ! ? before a space or the end ("6.50 euros" is one sentence), at
-# 。！？, or at a line break; wrapped lines are joined first (:func:`_unwrap`).
-_SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|[。！？]+|\n|$)")
-_BLOCK_START = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>)")
 _PAREN_IDS = r"[(（]\s*ref_\d+(?:\s*[,;，；、]\s*ref_\d+)*\s*[)）]"  # "(ref_001, ref_002)"
-_LEAD_CITES = re.compile(rf"^(?:\s*(?:[\[【［][^\]】］\n]{{1,64}}[\]】］]|{_PAREN_IDS}))+", re.I)
-_ONLY_CITES = re.compile(r"^[\s\[\]【】［］()（）^\w,;，；、\-–]*$")
 
 
 @dataclass(frozen=True)
@@ -62,6 +58,8 @@ class SentenceSupport:
     """Cited tokens matching no shown reference (invented, mistyped or cut by the budget)."""
     mode: SupportMode = "lexical"
     """The model that scored it (a Chinese sentence is scored ``lexical``)."""
+    verdicts: tuple[CitationVerdict, ...] = ()
+    """One per cited token, each judged on its own (issue #20)."""
 
 
 class ModelCache(Protocol):
@@ -128,36 +126,9 @@ def _why(exc: Exception) -> str:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences, each with the citations that trail it (``... window. [ref_001]``)."""
-    out: list[str] = []
-    for m in _SENTENCE.finditer(_unwrap(text)):
-        piece = m.group(0).strip()
-        if not piece:
-            continue
-        if out and _ONLY_CITES.match(piece) and extract_citations(piece):
-            out[-1] = f"{out[-1]} {piece}"
-            continue
-        # "Claim one. [ref_001] Claim two." (and lines joined by _unwrap): a citation right
-        # after a sentence's end belongs to that sentence, not to the next one.
-        lead = _LEAD_CITES.match(piece)
-        if out and lead and extract_citations(lead.group(0)):
-            out[-1] = f"{out[-1]} {lead.group(0).strip()}"
-            piece = piece[lead.end() :].strip()
-        if piece:
-            out.append(piece)
-    return out
-
-
-def _unwrap(text: str) -> str:
-    """Hard-wrapped lines joined into their paragraph; blank lines, headings and list items
-    still start a new line (so they end the sentence before them)."""
-    out: list[str] = []
-    for line in text.splitlines():
-        if out and line.strip() and out[-1].strip() and not _BLOCK_START.match(line):
-            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
-        else:
-            out.append(line)
-    return "\n".join(out)
+    """Sentences as a reader splits them, each with the citations that trail it
+    (:func:`unifind.cite.sentences.sentences`)."""
+    return split_sentences(text)
 
 
 def support(
@@ -190,6 +161,7 @@ def support_until(
     scorer = scorer or SupportScorer()
     extractors = extractors or scorer.extractors()
     by_token = _resolver(refs)
+    sources = SourceSentences()
     out: list[SentenceSupport] = []
     unchecked = 0
     for sentence in sentences(text):
@@ -202,16 +174,76 @@ def support_until(
         claim = _strip_citations(sentence)
         if not get_analyzer("auto").terms(claim):
             continue  # nothing to support (a bare citation)
-        refs_cited = {str(by_token[t].citation_id): by_token[t] for t in tokens if t in by_token}
         mode: SupportMode = "lexical" if guess_lang(claim) == "zh" else scorer.mode
-        ext, model = extractors[mode], MODELS[mode]
-        probs = [model.probability(ext.features(claim, r.content or "", title=r.title or ""))
-                 for r in refs_cited.values()]  # fmt: skip
-        best = round(max(probs, default=0.0), 3)  # the flag agrees with the shown figure
-        cut = model.threshold if threshold is None else threshold
-        unknown = tuple(t for t in tokens if t not in by_token)
-        out.append(SentenceSupport(sentence, tuple(refs_cited), best, best >= cut, unknown, mode))
+        cut = MODELS[mode].threshold if threshold is None else threshold
+        judge = _Judge(sentence, claim, extractors[mode], MODELS[mode], cut, sources, refs)
+        verdicts = [judge(t, by_token.get(t)) for t in _distinct(tokens, by_token)]
+        known = [v for v in verdicts if v.verdict != "unknown_id"]
+        best = max((v.probability or 0.0 for v in known), default=0.0)
+        supported = bool(known) and all(v.verdict == "supported" for v in known)
+        out.append(SentenceSupport(
+            sentence, tuple(dict.fromkeys(str(by_token[t].citation_id) for t in tokens
+                                          if t in by_token)),
+            best, supported, tuple(t for t in tokens if t not in by_token), mode,
+            tuple(verdicts),
+        ))  # fmt: skip
     return out, unchecked
+
+
+def _distinct(tokens: Sequence[str], by_token: dict[str, Item]) -> list[str]:
+    """Tokens naming distinct references ("[1]" and "ref_001" are one), in order."""
+    seen: set[str] = set()
+    out = []
+    for t in tokens:
+        key = str(by_token[t].citation_id) if t in by_token else t
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
+
+
+@dataclass(frozen=True)
+class _Judge:
+    """Judges one cited sentence against each id it cites, on its own."""
+
+    sentence: str
+    claim: str
+    extractor: FeatureExtractor
+    model: LogisticModel
+    cut: float
+    sources: SourceSentences
+    refs: References
+
+    def __call__(self, token: str, ref: Item | None) -> CitationVerdict:
+        if ref is None:
+            why = ("a real reference cut by the size budget: the answer's writer never saw it"
+                   if token in self.refs.omitted else "no reference shown has this id")  # fmt: skip
+            return CitationVerdict(self.sentence, token, "unknown_id", why)
+        content = ref.content or ""
+        feats = self.extractor.features(self.claim, content, title=ref.title or "")
+        prob = round(self.model.probability(feats), 3)  # the flag agrees with the shown figure
+        cid = str(ref.citation_id)
+        evidence, clash = self.sources.judge(self.claim, cid, f"{ref.title or ''}\n\n{content}")
+        if clash is not None:
+            why = f"{clash.kind}: {clash.detail}"
+            return CitationVerdict(
+                self.sentence, token, "contradicted", why, evidence, prob, clash.kind
+            )
+        if prob >= self.cut:
+            why = f"support probability {prob:.2f} ≥ {self.cut:.2f}"
+            return CitationVerdict(self.sentence, token, "supported", why, evidence, prob)
+        why = f"support probability {prob:.2f} < {self.cut:.2f}"
+        return CitationVerdict(self.sentence, token, "not_supported", why, evidence, prob)
+
+
+def uncited_claims(text: str) -> list[CitationVerdict]:
+    """Sentences of ``text`` that cite nothing yet state a fact (:func:`factual`)."""
+    out = []
+    for sentence in sentences(text):
+        if not extract_citations(sentence) and factual(sentence):
+            why = "states a fact and cites no reference"
+            out.append(CitationVerdict(sentence, None, "uncited_claim", why))
+    return out
 
 
 def _resolver(refs: References) -> dict[str, Item]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from unifind.agent._support_features import FeatureExtractor
@@ -26,12 +27,14 @@ from unifind.agent.models import (
     SampleCheck,
     SentenceCheck,
     Unsupported,
+    Verdict,
 )
 from unifind.agent.support import (
     SentenceSupport,
     SupportScorer,
     load_scorer,
     support_until,
+    uncited_claims,
 )
 from unifind.cite import References, check_citations
 from unifind.engine._extractive import extractive_answer
@@ -208,6 +211,7 @@ def check(
     scorer = scorer or SupportScorer()
     found = check_citations(text, refs)  # one regex pass: always whole
     rows, unchecked = support_until(deadline, text, refs, scorer, extractors=extractors)
+    verdicts = [v for r in rows for v in r.verdicts] + uncited_claims(text)
     note = None
     if unchecked:
         note = (f"the ask's deadline passed after {len(rows)} cited sentences: {unchecked} "
@@ -228,6 +232,7 @@ def check(
         sentences=[_sentence_check(r) for r in rows],
         unchecked_sentences=unchecked,
         note=note,
+        verdicts=[Verdict.model_validate(asdict(v)) for v in verdicts],
     )
 
 

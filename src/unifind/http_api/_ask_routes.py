@@ -18,7 +18,9 @@ router = APIRouter(prefix="/v1", responses=ERRORS)
 _STREAM_DOC = (
     "With `Accept: text/event-stream` (or `?stream=true`): server-sent events `plan`, "
     "`leg` (one per backend report), `references`, `answer.delta` (the answer's text as it "
-    "is written), `citations` (the check of every cited id and sentence), `done` (the "
+    "is written), `citations` (the check of every cited id and sentence; `verdicts`: "
+    "each (sentence, cited id) supported, contradicted, not_supported or unknown_id, and "
+    "each uncited_claim, with the source sentence that decided it), `done` (the "
     "whole AskOutput) or `error`, each with a progress line (`message`) in the first "
     "supported `Accept-Language` (else the server's `telemetry.lang`), and a `: heartbeat` "
     "comment while idle. A client that disconnects cancels the searches and the answer "

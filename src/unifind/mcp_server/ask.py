@@ -7,7 +7,7 @@ reports come as structured content.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from unifind.mcp_server.args import (
@@ -96,7 +96,14 @@ OUTPUT: dict[str, Any] = {
         "llm": {"type": ["string", "null"]},
         "note": {"type": ["string", "null"]},
         "references": {"type": "array", "items": {"type": "object"}},
-        "citations": {"type": "object", "description": "valid, unknown, omitted, unsupported."},
+        "citations": {
+            "type": "object",
+            "description": (
+                "valid, unknown, omitted, unsupported; verdicts: each (sentence, cited id) "
+                "supported, contradicted, not_supported or unknown_id, and each uncited_claim, "
+                "with the source sentence that decided it."
+            ),
+        },
         "sources": {"type": "array", "items": {"type": "object"}},
     },
     "required": ["request_id", "status", "answer", "citations", "sources"],
@@ -154,6 +161,7 @@ def ask_result(out: AskOutput) -> tuple[str, dict[str, Any]]:
     if c.note:  # sentences the deadline left unchecked: neither passed nor failed
         check += f"; {c.note}"
     lines.append(check)
+    lines += _verdict_lines(c.verdicts)
     if out.note:
         lines.append(f"Note: {out.note}")
     lines += [f"Note: {n}" for n in out.plan.notes]
@@ -172,6 +180,19 @@ def ask_result(out: AskOutput) -> tuple[str, dict[str, Any]]:
         "sources": [_report_data(r) for r in out.reports],
     }
     return "\n".join(lines) + "\n", data
+
+
+def _verdict_lines(verdicts: Sequence[Any]) -> list[str]:
+    """Each flagged (sentence, id) pair (issue #20) and the source sentence that decided it."""
+    lines = []
+    for v in verdicts:
+        if v.verdict == "supported":
+            continue
+        cite = f" [{v.citation}]" if v.citation else ""
+        lines.append(f"- {v.verdict.replace('_', ' ')}{cite}: {v.sentence} ({v.reason})")
+        if v.evidence is not None:
+            lines.append(f"  source [{v.evidence.citation_id}]: {v.evidence.sentence}")
+    return lines
 
 
 def _ref(item: Item) -> dict[str, Any]:

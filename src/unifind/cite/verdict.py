@@ -1,0 +1,158 @@
+"""A verdict per (sentence, cited id), the source sentence that decided it, and which
+uncited sentences state a fact (issue #20).
+
+Each cited id is judged on its own: ``supported`` (its support probability reaches the
+threshold and no aligned sentence of it contradicts the claim), ``contradicted`` (the
+sentence of it most aligned with the claim says otherwise: :mod:`unifind.cite.contradict`),
+``not_supported`` (neither), ``unknown_id`` (no reference shown has it). A factual sentence
+that cites nothing is an ``uncited_claim``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from unifind.cite._numbers import quantities
+from unifind.cite.contradict import STRONG_SHARE, Conflict, alignment, conflict, terms
+from unifind.cite.sentences import sentences
+
+VerdictKind = Literal["supported", "contradicted", "not_supported", "unknown_id", "uncited_claim"]
+VERDICTS: tuple[VerdictKind, ...] = (
+    "supported", "contradicted", "not_supported", "unknown_id", "uncited_claim"
+)  # fmt: skip
+
+_NEAR = 0.2  # how much less aligned a sentence may be and still speak for the claim
+#: Units of one reference that are aligned with a claim (a pasted page keeps its first).
+MAX_UNITS = 400
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The sentence of a cited reference that decided a verdict."""
+
+    citation_id: str
+    sentence: str
+    """The reference's sentence (a table row, a list item) most aligned with the claim, or
+    the one that contradicts it."""
+    alignment: float
+    """Share of the claim's content words in that sentence, 0-1."""
+
+
+@dataclass(frozen=True)
+class CitationVerdict:
+    """One (sentence, cited id) pair as the check judged it."""
+
+    sentence: str
+    citation: str | None
+    """The id or index as cited (``ref_002``, ``3``); None for an uncited claim."""
+    verdict: VerdictKind
+    reason: str
+    """Why, in words a reader can check ("'90 days' vs '30 days'")."""
+    evidence: Evidence | None = None
+    probability: float | None = None
+    """The support model's probability for this id alone (None: not scored)."""
+    rule: str | None = None
+    """For ``contradicted``: ``number``, ``negation``, ``direction`` or ``entity``."""
+
+
+@dataclass
+class SourceSentences:
+    """A reference's units (sentences, rows, items) and their terms, kept for one answer."""
+
+    _cache: dict[str, tuple[list[str], list[frozenset[str]]]] = field(default_factory=dict)
+
+    def units(self, text: str) -> tuple[list[str], list[frozenset[str]]]:
+        if text not in self._cache:
+            units = [u for u in sentences(text) if u.strip()][:MAX_UNITS]
+            self._cache[text] = (units, [terms(u) for u in units])
+        return self._cache[text]
+
+    def judge(
+        self, claim: str, citation_id: str, text: str
+    ) -> tuple[Evidence | None, Conflict | None]:
+        """The reference sentence most aligned with ``claim`` and, when the most aligned
+        ones all contradict it, how."""
+        units, unit_terms = self.units(text)
+        claim_terms = terms(claim)
+        scored = [(alignment(claim_terms, t), i) for i, t in enumerate(unit_terms)]
+        scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
+        if not scored:
+            return None, None
+        top, best = scored[0]
+        best_evidence = Evidence(citation_id, units[best], round(top, 3))
+        if top < STRONG_SHARE:
+            return best_evidence, None
+        found: Conflict | None = None
+        first = best
+        for share, i in scored:
+            if share < top:
+                break
+            got = conflict(claim, units[i], reference=text)
+            if got is None:
+                return best_evidence, None  # an equally aligned sentence agrees
+            if found is None:
+                found, first = got, i
+        if found and found.kind == "number" and _agrees_elsewhere(claim, units, scored, top):
+            return best_evidence, None
+        return Evidence(citation_id, units[first], round(top, 3)), found
+
+
+def _agrees_elsewhere(
+    claim: str, units: list[str], scored: list[tuple[float, int]], top: float
+) -> bool:
+    """A sentence nearly as aligned as the best states the claim's quantities as the claim
+    does (the best one may be about a neighbouring fact)."""
+    claimed = [q for q in quantities(claim) if q.dimension]
+    for share, i in scored:
+        if share < max(STRONG_SHARE, top - _NEAR):
+            break
+        stated = quantities(units[i])
+        if claimed and all(any(q.agrees(s) for s in stated) for q in claimed):
+            return True
+    return False
+
+
+# -- which uncited sentences claim something ----------------------------------------------
+
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*:?\s*$)|:\s*$")
+# First-person meta, courtesy and hedges: the answer talking about itself, not the world.
+_META = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:i|i'm|i am|i'd|i'll|i've|let me|let's|we can't|hope|feel free|"
+    r"please|sorry|thanks|thank you|hi|hello|sure|of course|in short|in summary|overall|"
+    r"here is|here are|here's|if you|note that|you may want|based on|according to the "
+    r"references|the references|the sources|these sources|i could not|i couldn't)\b",
+    re.I,
+)
+_NO_ANSWER = re.compile(r"\b(?:do(?:es)? not|don't|doesn't|cannot|can't)\s+(?:say|mention|"
+                        r"contain|specify|state|cover|answer)\b", re.I)  # fmt: skip
+_ZH_META = re.compile(r"^\s*(?:你好|您好|谢谢|希望|请|抱歉|对不起|以下|总之|根据参考|参考资料中)")
+_ZH_CLAIM = re.compile(r"[是有会需要可以必须应当将为在于]")
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|can|cannot|can't|must|will|won't|shall|"
+    r"should|may|might|do|does|did|don't|doesn't|didn't|isn't|aren't|wasn't|weren't)\b"
+    r"|\b[a-z]{3,}(?:s|ed)\b",
+    re.I,
+)
+
+
+def factual(sentence: str) -> bool:
+    """Does ``sentence`` state a fact a source should back? Not a question, heading, label
+    ("Steps:"), greeting, courtesy, hedge or note about the answer itself; a statement with
+    a number or date, a name, or a verb over a few content words."""
+    s = sentence.strip()
+    if not s or s.endswith(("?", "？")) or _HEADING.search(s):
+        return False
+    if _META.match(s) or _ZH_META.match(s) or _NO_ANSWER.search(s):
+        return False
+    content = terms(s)
+    if any("\u4e00" <= c <= "\u9fff" for c in s):
+        return len(s) >= 6 and (bool(quantities(s)) or bool(_ZH_CLAIM.search(s)))
+    if len(content) < 2:
+        return False
+    if quantities(s) or any(c.isdigit() for c in s):
+        return True
+    body = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", s)
+    names = re.findall(r"(?<=\s)[A-Z][a-z]+", body)
+    return bool(names) or (len(content) >= 3 and bool(_VERB.search(body)))

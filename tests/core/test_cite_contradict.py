@@ -1,0 +1,158 @@
+"""Contradictions similarity can't see (issue #20): quantities, negation, direction, names.
+
+Each rule has positive and negative examples, English and Chinese where the rule has both.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from unifind.cite._numbers import quantities
+from unifind.cite.contradict import alignment, conflict, terms
+
+RETURNS = "Kestrel Outdoor accepts returns of unused items within 30 days of delivery."
+DAMAGED = "Report damaged or wrong items within 48 hours of delivery with a photo of the item."
+FREE = "Returns from the Netherlands, Belgium and Germany are free."
+CLAIMS = "Claims older than 90 days are rejected without exception."
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high", "dimension"),
+    [
+        ("within 30 days of delivery", 30 * 86400, 30 * 86400, "[time]"),
+        ("within two days", 2 * 86400, 2 * 86400, "[time]"),
+        ("another 2 to 7 days", 2 * 86400, 7 * 86400, "[time]"),
+        ("1-2 business days", 86400, 2 * 86400, "[time]"),
+        ("up to 1,000 euros", 1000, 1000, "currency:euro"),
+        ("a fee of €5", 5, 5, "currency:euro"),
+        ("reduced by 30%", 30, 30, "%"),
+        ("30 percent of cases", 30, 30, "%"),
+        ("longer than 2 metres", 2, 2, "[length]"),
+        ("20 patients died", 20, 20, "count:patient"),
+        ("before the 20th", 20, 20, "ordinal"),
+        ("退货需在三十天内完成", 30 * 86400, 30 * 86400, "[time]"),
+        ("48小时内", 48 * 3600, 48 * 3600, "[time]"),
+        ("运费为3.95元", 3.95, 3.95, "currency:yuan"),
+        ("2024年3月5日发货", 20240305, 20240305, "date"),
+    ],
+)
+def test_quantities_read_value_range_and_dimension(
+    text: str, low: float, high: float, dimension: str
+) -> None:
+    [q] = quantities(text)
+    assert (q.low, q.high, q.dimension) == pytest.approx((low, high, dimension))
+
+
+@pytest.mark.parametrize("text", ["5 in the box", "3 a day", "open at 9"])
+def test_small_words_after_a_number_are_not_units(text: str) -> None:
+    assert all(q.dimension != "[length]" and q.dimension != "[time]" for q in quantities(text))
+
+
+def test_no_digits_no_quantities() -> None:
+    assert quantities("Returns are free for everyone.") == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Unused items can be returned within 90 days of delivery.", RETURNS),
+        ("Damaged items must be reported within 12 hours of delivery.", DAMAGED),
+        ("Claims older than 30 days are rejected.", CLAIMS),
+        ("退货需在90天内完成。", "退货需在三十天内完成。"),
+    ],
+)
+def test_a_different_number_in_the_same_dimension_contradicts(claim: str, source: str) -> None:
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "number"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Unused items can be returned within 30 days of delivery.", RETURNS),
+        ("Damaged items must be reported within 2 days of delivery.", DAMAGED),  # 48 h
+        ("Card refunds take 3 days to appear.", "Card refunds can take another 2 to 7 days."),
+        ("Claims older than 90 days are rejected.", CLAIMS),
+        ("Unused items can be returned for 6.50 euros.", RETURNS),  # no euros in the source
+        ("退货需在30天内完成。", "退货需在三十天内完成。"),
+    ],
+)
+def test_an_equal_or_unstated_quantity_does_not(claim: str, source: str) -> None:
+    assert conflict(claim, source) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Returns from the Netherlands, Belgium and Germany are not free.", FREE),
+        ("Express shipping is free.", "Express shipping is never free."),
+        ("Aspirin does not reduce the risk of stroke.", "Aspirin reduced the risk of stroke."),
+        ("退货不免费。", "退货免费。"),
+    ],
+)
+def test_negating_a_shared_word_contradicts(claim: str, source: str) -> None:
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "negation"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        # A negation of a word the claim doesn't state: "no cost" is not "not free".
+        ("We send a replacement for free.", "We send a replacement at no cost."),
+        ("Worn footwear cannot be returned.", "Worn footwear cannot be returned for hygiene."),
+        ("退货不免费。", "退货不免费，运费自理。"),
+    ],
+)
+def test_negation_elsewhere_or_on_both_sides_does_not(claim: str, source: str) -> None:
+    assert conflict(claim, source) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Aspirin increases the risk of bleeding.", "Aspirin use reduced bleeding risk."),
+        ("Claims newer than 90 days are rejected.", CLAIMS),
+        ("Claims older than 90 days are accepted.", CLAIMS),
+        (
+            "Orders placed after 14:00 leave the same day.",
+            "Orders placed before 14:00 leave the same day.",
+        ),
+        ("All orders ship from Utrecht.", "Some orders ship from Utrecht."),
+        ("IL-6 inhibits tumour growth.", "IL-6 promotes tumour growth."),
+        ("价格提高了。", "价格降低了。"),
+    ],
+)
+def test_opposite_direction_words_contradict(claim: str, source: str) -> None:
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "direction"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Aspirin raises the risk of bleeding.", "Aspirin use increased bleeding risk."),
+        ("Claims over 500 euros need Finance.", "Claims above 500 euros also need Finance."),
+        ("We understand returns.", "Returns under 5 euros are free."),  # "understand" ≠ under
+    ],
+)
+def test_same_side_or_unrelated_words_do_not(claim: str, source: str) -> None:
+    found = conflict(claim, source)
+    assert found is None or found.kind != "direction"
+
+
+def test_a_name_the_reference_never_mentions_swapped_for_another_contradicts() -> None:
+    found = conflict("Returns from France are free.", FREE)
+    assert found is not None and found.kind == "entity" and "France" in found.detail
+    # A name the reference does hold elsewhere is not a swap.
+    reference = f"{FREE} Returns from France cost 6.50 euros."
+    assert conflict("Returns from France are free.", FREE, reference=reference) is None
+    assert conflict("Returns from Germany are free.", FREE) is None
+
+
+def test_alignment_needs_shared_topic_words() -> None:
+    claim = terms("Unused items can be returned within 90 days of delivery.")
+    assert alignment(claim, terms(RETURNS)) >= 0.5
+    assert alignment(claim, terms("The tower was finished in 1889.")) == 0.0
+    # One shared word is not a topic (two are needed).
+    assert alignment(claim, terms("Delivery is fast.")) == 0.0
