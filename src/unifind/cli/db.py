@@ -22,6 +22,7 @@ from unifind.cli._out import (
 )
 from unifind.config import Settings
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML, create_demo
+from unifind.db.dsl import dsl_json_schema
 from unifind.db.leg import DBLeg
 from unifind.errors import InputError
 from unifind.types import Overall, Principal
@@ -91,9 +92,49 @@ def models_cmd(db: DbOpt = None, models: ModelsOpt = None, json: JsonOpt = False
         console.print()
 
 
+@db_app.command("schema")
+def schema_cmd(db: DbOpt = None, models: ModelsOpt = None) -> None:
+    """Print what an LLM needs to write a query (JSON): each model's columns, types, units,
+    sampled values and relations, and the QueryDSL's JSON Schema. Run it with --dsl."""
+    with friendly_errors():
+        leg = _leg(db, models)
+        if leg.disabled:
+            raise InputError(f"the DB leg is disabled: {leg.disabled}")
+        try:
+            found = asyncio.run(leg.models())
+        finally:
+            leg.close()
+    print_json(
+        {"models": [m.schema_summary() for m in found.values()], "dsl_schema": dsl_json_schema()}
+    )
+
+
+def _dsl_arg(text: str) -> dict[str, Any]:
+    """``--dsl`` as JSON text, or ``@file.json``; anything else says what it needs."""
+    import json as _json
+
+    if text.startswith("@"):
+        path = Path(text[1:])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"--dsl {path}: cannot read it ({exc.strerror})") from exc
+    try:
+        data = _json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"--dsl is not valid JSON ({exc}); give a JSON object or @file.json, "
+                         "see `unifind db schema`") from exc  # fmt: skip
+    if not isinstance(data, dict):
+        raise InputError(f"--dsl must be a JSON object, got {type(data).__name__}")
+    return data
+
+
 @db_app.command("search")
 def search_cmd(
-    query: Annotated[str, typer.Argument(help="The question, e.g. 'cheapest 5 laptops'.")],
+    query: Annotated[
+        str | None,
+        typer.Argument(help="The question, e.g. 'cheapest 5 laptops' (optional with --dsl)."),
+    ] = None,
     db: DbOpt = None,
     models: ModelsOpt = None,
     model: Annotated[
@@ -112,14 +153,26 @@ def search_cmd(
     tenant: Annotated[str | None, typer.Option(help="Your tenant (permission columns).")] = None,
     user: Annotated[str | None, typer.Option(help="Your user id (owner columns).")] = None,
     role: Annotated[list[str] | None, typer.Option(help="Your roles (repeat).")] = None,
+    dsl: Annotated[
+        str | None,
+        typer.Option(
+            "--dsl",
+            metavar="JSON|@FILE",
+            help="Run this QueryDSL as written instead of a question (see `unifind db schema`).",
+        ),
+    ] = None,
     json: JsonOpt = False,
 ) -> None:
     """Ask a question in English or Chinese; see the rows, the DSL and every model's status."""
     with friendly_errors():
+        query_dsl = _dsl_arg(dsl) if dsl is not None else None
+        if query is None and query_dsl is None:
+            raise InputError("give a question, or a QueryDSL with --dsl '<json>' / --dsl @file")
         leg = _leg(db, models)
-        req = SearchRequest(type="db", query=query, limit=limit,
+        uses = uses or ("dsl" if query_dsl is not None else None)
+        req = SearchRequest(type="db", query=query or "(dsl)", limit=limit,
                             models=tuple(model) if model else None, uses=uses,
-                            strict=True if strict else None)  # fmt: skip
+                            strict=True if strict else None, dsl=query_dsl)  # fmt: skip
         principal = (
             Principal(tenant=tenant, user=user, roles=tuple(role or ()))
             if tenant or user or role

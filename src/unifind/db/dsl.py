@@ -47,15 +47,21 @@ _ORDERED = _NUMERIC | {"date", "datetime", "string"}
 
 
 class _DSL(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    # Attribute docstrings become descriptions in the JSON Schema a host LLM reads.
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, use_attribute_docstrings=True
+    )
 
 
 class Where(_DSL):
     """One condition, or a parenthesised group of them (``wheres``)."""
 
     field: str | None = None
+    """A column of the model, or ``relation.column`` along a relation."""
     op: Op = "="
     value: Any = None
+    """A value of the column's type; a list for in/notin, [low, high] for between; or a
+    sub-aggregate ``{"agg": "avg", "field": "age"}`` to compare with."""
     or_: bool = Field(default=False, alias="or")
     """Join to the previous condition with OR instead of AND."""
     wheres: tuple[Where, ...] | None = None
@@ -121,6 +127,20 @@ class QueryDSL(_DSL):
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with ``or`` spelled as in the wire format."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+
+
+def dsl_json_schema() -> dict[str, Any]:
+    """The QueryDSL's JSON Schema (wire names: ``or``, ``as``, ``from``) for a host LLM."""
+    schema = QueryDSL.model_json_schema(by_alias=True)
+    defs = schema.setdefault("$defs", {})
+    defs["SubAggregate"] = SubAggregate.model_json_schema(by_alias=True)
+    value = defs["Where"]["properties"]["value"]
+    value["anyOf"] = [
+        {"type": ["string", "number", "integer", "boolean", "null"]},
+        {"type": "array", "maxItems": MAX_IN_VALUES},
+        {"$ref": "#/$defs/SubAggregate"},
+    ]
+    return schema
 
 
 #: Largest magnitude of an integer value: beyond 64 bits no database compares it exactly.

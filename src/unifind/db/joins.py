@@ -39,7 +39,9 @@ class Join(BaseModel):
     """``{"relation": "customers"}`` or gou's ``{"from": "customers", "key": "id",
     "foreign": "customer_id", "as": "c"}``; ``left: true`` keeps rows with no match."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, use_attribute_docstrings=True
+    )
 
     relation: str | None = None
     """A path of relations from the queried model (``customers``, ``customers.orders``)."""

@@ -72,7 +72,7 @@ def to_items(
             Item(
                 type="db",
                 model=model.name,
-                record_id=str(row[pk]) if pk and pk in row else None,
+                record_id=_record_id(pk, row),
                 title=str(row.get(title_col) or "") if title_col else model.name,
                 content=render_row(model, row),
                 data=row,
@@ -83,6 +83,14 @@ def to_items(
             )
         )
     return items
+
+
+def _record_id(pk: str | None, row: dict[str, Any]) -> str:
+    """The row's key; a distinct row (no key selected) is named by its values, so two rows
+    never share a citation."""
+    if pk and pk in row:
+        return str(row[pk])
+    return "row:" + "|".join(f"{k}={v}" for k, v in row.items())
 
 
 def aggregate_items(

@@ -24,7 +24,7 @@ TIME_RANGES = ("day", "week", "month", "year")
 SEARCH_ARGS = (
     "query", "sources", "collections", "models", "mode", "max_results", "domains",
     "exclude_domains", "time_range", "start_date", "end_date", "language", "country", "topic",
-    "safe_search", "page", "request_id", "max_chars",
+    "safe_search", "page", "request_id", "max_chars", "dsl",
 )  # fmt: skip
 #: Web options passed through as given (the operation's model validates them).
 WEB_PASSTHROUGH = ("start_date", "end_date", "language", "country", "topic", "safe_search", "page")
@@ -45,6 +45,7 @@ _FIELD_ARG = {
     "limit": "max_results",
     "sources.kb.collections": "collections",
     "sources.db.models": "models",
+    "sources.db.dsl": "dsl",
     "sources.web.sites": "domains",
     "sources.web.time_range": "time_range",
     "sources.web.exclude_sites": "exclude_domains",
@@ -158,6 +159,8 @@ def search_input(args: Mapping[str, Any] | None) -> tuple[SearchInput, int]:
     ):
         if arg in a:
             legs.setdefault(leg, {})[field] = strings(arg, a[arg])
+    if "dsl" in a:  # a database query the agent wrote: run as written (implies db)
+        legs.setdefault("db", {})["dsl"] = a["dsl"]
     if "time_range" in a:
         legs.setdefault("web", {})["time_range"] = choice(
             "time_range", a["time_range"], TIME_RANGES

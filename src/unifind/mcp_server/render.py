@@ -244,11 +244,16 @@ def sources_result(out: SourcesOutput) -> tuple[str, dict[str, Any]]:
         )
     if not out.collections:
         lines.append("- none visible to you")
-    lines.append('\nDatabase models (search with sources=["db"], models=[...]):')
+    lines.append(
+        '\nDatabase models (search with sources=["db"], models=[...]; or write the query '
+        "yourself as dsl, whose JSON Schema is dsl_schema in the structured result):"
+    )
     for m in out.models:
         cols = ", ".join(m.columns)
         desc = f" — {m.description}" if m.description else ""
-        lines.append(f"- {m.name}{desc} (columns: {cols})")
+        rels = (m.schema_ or {}).get("relations") or {}
+        joins = "; relations: " + ", ".join(f"{n} → {r['model']}" for n, r in rels.items())
+        lines.append(f"- {m.name}{desc} (columns: {cols}{joins if rels else ''})")
     if not out.models:
         lines.append("- none (no database configured)")
     for kind, title in (

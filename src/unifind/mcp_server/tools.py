@@ -65,6 +65,14 @@ _SEARCH_SCHEMA: dict[str, Any] = {
             "description": "Database models to search (default: chosen from the query). "
             "Implies db.",
         },
+        "dsl": {
+            "type": "object",
+            "description": "A database query you write instead of relying on the question: "
+            'a QueryDSL such as {"model": "orders", "wheres": [{"field": '
+            '"customers.country", "value": "France"}]}; its JSON Schema and the models\' '
+            "columns and relations come from the `sources` tool. Run as written, checked "
+            "against the declared models and the caller's permissions. Implies db.",
+        },
         "mode": {
             "type": "string",
             "enum": list(MODES),

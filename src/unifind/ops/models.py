@@ -129,8 +129,28 @@ class DBSource(_In):
     models: list[str] | None = None
     """Declared models to search; chosen from the question when omitted."""
     strict: bool | None = None
+    dsl: dict[str, Any] | None = None
+    """A QueryDSL the caller wrote (an agent's LLM, from the schema ``sources`` gives): run as
+    written, validated against the declared models and permission-checked like a generated
+    one. It names its model (``dsl.model``, or one ``models`` entry). See docs/db.md."""
+    uses: str | None = None
+    """Who writes the query: ``builtin``, ``agent:<name>``, or ``dsl`` (the default when
+    ``dsl`` is given: run it as written)."""
 
     _lists = field_validator("models", mode="before")(_as_list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _dsl_runs_as_written(cls, data: Any) -> Any:
+        # A JSON string is what a shell or a form sends; the object is what a client builds.
+        if isinstance(data, dict) and isinstance(data.get("dsl"), str):
+            try:
+                data = {**data, "dsl": json.loads(data["dsl"])}
+            except ValueError as exc:
+                raise ValueError(f"dsl is not valid JSON: {exc}") from exc
+        if isinstance(data, dict) and data.get("dsl") is not None and data.get("uses") is None:
+            data = {**data, "uses": "dsl"}
+        return data
 
 
 class Sources(_In):
@@ -347,6 +367,11 @@ class ModelOut(BaseModel):
     description: str = ""
     columns: dict[str, str] = Field(default_factory=dict)
     """Column name → its description (or type when undescribed)."""
+    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    """What a host LLM needs to write a QueryDSL for it: columns with types, units,
+    sampled values; relations (``Model.schema_summary``)."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 
 
 class ProviderOut(BaseModel):
@@ -360,6 +385,12 @@ class ProviderOut(BaseModel):
     """The one automatic resolution picks."""
 
 
+def _dsl_schema() -> dict[str, Any]:
+    from unifind.db.dsl import dsl_json_schema  # SQLAlchemy: only when sources are listed
+
+    return dsl_json_schema()
+
+
 class SourcesOutput(BaseModel):
     """Everything the caller can search, and whether each piece is usable now."""
 
@@ -367,6 +398,9 @@ class SourcesOutput(BaseModel):
     models: list[ModelOut]
     providers: list[ProviderOut]
     notes: list[str] = Field(default_factory=list)
+    dsl_schema: dict[str, Any] = Field(default_factory=_dsl_schema)
+    """The JSON Schema of the QueryDSL (``sources.db.dsl``): with ``models`` a host LLM
+    writes a database query in one shot (docs/db.md)."""
 
 
 class Check(BaseModel):
