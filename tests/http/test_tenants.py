@@ -136,12 +136,48 @@ async def test_names_of_the_other_tenant_answer_404_listing_only_own(
     body = {"query": "zebra", "sources": {"kb": {"collections": ["acme-notes"]}}}
     r = await clients["B"].post("/v1/search", json=body)
     assert r.status_code == 404 and r.json()["error"]["valid"] == ["docs", "globex-notes"]
-    r = await clients["B"].post("/v1/collections", json={"name": "acme-notes"})
-    assert r.status_code == 400 and "not available" in r.json()["error"]["message"]
     assert (await clients["B"].get("/v1/requests/ra/searches")).json() == []
     assert (await clients["B"].delete("/v1/chats/ra-chat/searches")).json() == {"deleted": 0}
     names = [c["name"] for c in (await clients["B"].get("/v1/collections")).json()]
     assert names == ["docs", "globex-notes"]
+
+
+async def test_creating_a_name_another_tenant_holds_answers_as_for_a_free_one(
+    clients: dict[str, httpx.AsyncClient],
+) -> None:
+    # #18: 400 "not available" for A's name and 201 for a free one told B what A holds.
+    await seed(clients["A"], TENANTS["A"])
+    answers = []
+    for name in ("acme-notes", "never-used"):
+        r = await clients["B"].post("/v1/collections", json={"name": name, "embedder": None})
+        body = r.json()
+        answers.append((r.status_code, sorted(body), body["owner"], body["documents"]))
+        assert body["name"] == name
+    assert answers[0] == answers[1] == (201, answers[0][1], "globex", 0)
+    doc = [{"document_id": "b-plan", "text": "globex penguin plan"}]
+    r = await clients["B"].post("/v1/collections/acme-notes/documents", json=doc)
+    assert r.json()["added"] == 1
+    body = {"query": "penguin", "sources": {"kb": {"collections": ["acme-notes"]}}}
+    items = (await clients["B"].post("/v1/search", json=body)).json()["items"]
+    assert [(i["collection"], i["document_id"]) for i in items] == [("acme-notes", "b-plan")]
+    # A's collection of that name is A's alone, untouched; each lists only its own.
+    r = await clients["A"].get("/v1/collections/acme-notes/documents")
+    assert [d["document_id"] for d in r.json()] == ["acme-plan"]
+    listed = {k: [c["name"] for c in (await c.get("/v1/collections")).json()]
+              for k, c in clients.items()}  # fmt: skip
+    assert listed == {"A": ["acme-notes", "docs"], "B": ["acme-notes", "docs", "never-used"]}
+    assert (await clients["B"].delete("/v1/collections/acme-notes")).status_code == 200
+    assert (await clients["A"].get("/v1/collections/acme-notes")).json()["documents"] == 1
+
+
+@pytest.mark.parametrize("name", [".", "..", "-x", "a__b"])
+async def test_unsafe_collection_names_are_refused_over_http(
+    clients: dict[str, httpx.AsyncClient], name: str
+) -> None:
+    r = await clients["A"].post("/v1/collections", json={"name": name})
+    err = r.json()["error"]
+    assert r.status_code == 400 and err["field"] == "name", r.text
+    assert "is not valid" in err["message"] and "pattern" in err["message"]
 
 
 async def test_a_revoked_key_is_refused_everywhere(

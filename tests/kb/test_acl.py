@@ -11,6 +11,7 @@ import pytest
 from unifind import InputError, KnowledgeBase, Searcher, SearchRequest, UnknownName, load_settings
 from unifind.embed.base import Embedder, resolve_embedder
 from unifind.errors import Forbidden
+from unifind.kb._tenancy import MAX_OWN, NAME_PATTERN
 from unifind.kb.acl import OPERATOR, acl_of
 from unifind.types import Principal
 
@@ -153,14 +154,79 @@ def test_create_owns_by_the_callers_tenant(kb: KnowledgeBase) -> None:
     assert "steal" not in names(kb.collections(principal=OPERATOR))
 
 
-def test_a_name_taken_by_an_invisible_collection_says_nothing_of_it(kb: KnowledgeBase) -> None:
-    for exist_ok in (False, True):
-        with pytest.raises(InputError) as exc:
-            kb.create("globex-docs", principal=ANA, exist_ok=exist_ok)
-        assert str(exc.value) == "collection name 'globex-docs' is not available; choose another"
-    assert acl_of(kb.collection("globex-docs", principal=GUS)).tenant == "globex"
+def test_a_name_another_tenant_holds_is_the_callers_own_to_create(kb: KnowledgeBase) -> None:
+    # #18: "not available" for another tenant's name and "created" for a free one was a
+    # probe. Each tenant has its own names now: the answer is the same whatever globex holds.
+    for name in ("globex-docs", "free-name"):
+        mine = kb.create(name, principal=ANA)
+        assert (mine.name, acl_of(mine).tenant, mine.documents) == (name, "acme", 0)
+        assert name in names(kb.collections(principal=ANA))
+        with pytest.raises(InputError, match="already exists"):
+            kb.create(name, principal=ANA)
+    kb.ingest_text("globex-docs", "Acme's own marker quokka.", document_id="q", principal=ANA)
+    assert hits(kb, ANA, collections=("globex-docs",)) == {"globex-docs"}
+    found = kb.search_sync(SearchRequest(type="kb", query="quokka"), principal=ANA).items
+    assert ("globex-docs", "q") in [(i.collection, i.document_id) for i in found]
+    assert {i.collection for i in found} <= names(kb.collections(principal=ANA))
+    assert all("__" not in (r.backend or "") for r in kb.search_sync(
+        SearchRequest(type="kb", query="quokka"), principal=ANA).reports)  # fmt: skip
+    assert [d.document_id for d in kb.documents("globex-docs", principal=ANA)] == ["q"]
+    theirs = kb.collection("globex-docs", principal=GUS)  # globex's own, untouched
+    assert (acl_of(theirs).tenant, theirs.documents) == ("globex", 1)
+    assert names(kb.collections(principal=GUS)) == {"shared-handbook", "globex-docs"}
+    theirs_found = kb.search_sync(SearchRequest(type="kb", query="quokka"), principal=GUS).items
+    assert "q" not in {i.document_id for i in theirs_found}
+    kb.delete("globex-docs", principal=ANA)  # its own: globex's stays
+    assert kb.collection("globex-docs", principal=GUS).documents == 1
     again = kb.create("acme-docs", principal=ANA, exist_ok=True)
-    assert again.documents == 1  # its own: exist_ok answers as before
+    assert again.documents == 1  # its tenant's collection of that plain name: exist_ok as before
+
+
+def test_names_stay_apart_per_tenant_and_the_operator_sees_stored_names(
+    kb: KnowledgeBase,
+) -> None:
+    kb.create("notes", principal=ANA)
+    kb.create("notes", principal=GUS)
+    kb.ingest_text("notes", "acme wombat", document_id="a", principal=ANA)
+    kb.ingest_text("notes", "globex walrus", document_id="g", principal=GUS)
+    assert [d.document_id for d in kb.documents("notes", principal=ANA)] == ["a"]
+    assert [d.document_id for d in kb.documents("notes", principal=GUS)] == ["g"]
+    stored = sorted(n for n in names(kb.collections(principal=OPERATOR)) if "notes" in n)
+    assert len(stored) == 2 and all(n.startswith("notes__") for n in stored)
+    owner = {acl_of(kb.collection(n, principal=OPERATOR)).tenant: n for n in stored}
+    assert sorted(owner) == ["acme", "globex"]
+    assert kb.collection(owner["acme"], principal=ANA).name == "notes"  # its own, either way
+    with pytest.raises(UnknownName) as exc:  # another tenant's stored name: unknown as any
+        kb.documents(owner["globex"], principal=ANA)
+    assert exc.value.valid == sorted(names(kb.collections(principal=ANA)))
+
+
+def test_a_name_held_for_other_roles_of_the_same_tenant_is_not_available(
+    kb: KnowledgeBase,
+) -> None:
+    with pytest.raises(InputError, match="'acme-hr' is not available"):
+        kb.create("acme-hr", principal=ANA)  # acme's, for hr and carol: ana is neither
+
+
+@pytest.mark.parametrize(
+    "name", ["", ".", "..", "/", "a/b", "../x", "-rf", ".hidden", "__x", "a\x00b", "tab\t",
+             "a b", "x" * 65, "a__b", "d@t", "名字"],
+)  # fmt: skip
+def test_unsafe_or_confusing_names_are_refused_naming_the_pattern(
+    kb: KnowledgeBase, name: str
+) -> None:
+    for who in (OPERATOR, ANA, None):
+        with pytest.raises(InputError, match="is not valid: use 1-64 letters") as exc:
+            kb.create(name, principal=who)
+        assert NAME_PATTERN in str(exc.value)
+    assert len(names(kb.collections(principal=OPERATOR))) == len(COLLECTIONS)
+
+
+def test_a_tenants_own_names_fit_the_stores(kb: KnowledgeBase) -> None:
+    assert kb.create("x" * MAX_OWN, principal=ANA).name == "x" * MAX_OWN
+    with pytest.raises(InputError, match=f"at most {MAX_OWN} characters"):
+        kb.create("y" * (MAX_OWN + 1), principal=ANA)
+    assert kb.create("z" * 64, principal=OPERATOR).name == "z" * 64
 
 
 def test_acl_input_is_validated(kb: KnowledgeBase) -> None:

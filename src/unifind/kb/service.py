@@ -15,9 +15,14 @@ in its metadata under ``"acl"`` (``{"tenant", "roles", "users"}``), so every sto
   only what this caller sees, never another tenant's names, in every method and search.
 * ``create``: a tenant's principal creates collections of its own tenant (the default
   when ``tenant`` is not given); a caller without a tenant creates shared ones; the
-  operator creates any. Names are one namespace across every store of the KB, so a name
-  taken by a collection the caller can't see is refused as "not available" (that reveals
-  only that the name is taken: not its owner, not its contents).
+  operator creates any. A name must match :data:`~unifind.kb._tenancy.NAME_PATTERN`.
+* **Each tenant has its own names** (``kb._tenancy``): a tenant's principal creates
+  ``docs`` as ``docs__<tag>``, so it may take any name another tenant holds and learns
+  nothing of theirs (#18: "taken" vs "created" was a probe). Its callers name it ``docs``
+  everywhere (results, listings, errors); the operator sees the stored name. Its own
+  collection hides a shared one of the same name from it. A name the caller already sees
+  (shared, or its tenant's under the plain name: created by the operator or before this
+  rule) is "already exists"; one its own tenant holds for other roles is "not available".
 * ``create(..., store=SPEC)`` places a collection on another store (``kb.routing``); the
   ACL travels with it. Only code that holds the KB (the CLI, Python) can: the HTTP and
   MCP surfaces don't take a store, so an API key can't point the server at a URL.
@@ -29,6 +34,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -39,6 +45,16 @@ from unifind.embed.base import Embedder, Reranker, resolve_embedder, resolve_rer
 from unifind.errors import EmbedderMismatch, Forbidden, InputError, SourceError, UnknownName
 from unifind.kb._names import find_shown
 from unifind.kb._sync import LoopThread
+from unifind.kb._tenancy import (
+    SEP,
+    check_name,
+    new_own_name,
+    own_name,
+    relabel,
+    relabel_error,
+    shadowed,
+    shown_name,
+)
 from unifind.kb.acl import ACL_KEY, OPERATOR, Caller, acl_of, can_change, can_see, make_acl
 from unifind.kb.acl import tenant_of as _tenant_of
 from unifind.kb.base import CollectionInfo, DocumentInfo, KBStore
@@ -131,11 +147,30 @@ class KnowledgeBase:
     # -- access ------------------------------------------------------------------------
 
     def visible(self, principal: Caller = None) -> list[CollectionInfo]:
-        """The collections ``principal`` can see, by name."""
-        return [c for c in self.store.list_collections() if can_see(acl_of(c), principal)]
+        """The collections ``principal`` can see, by stored name (a tenant's own ones
+        are shown without their suffix: :meth:`collections`)."""
+        seen = [c for c in self.store.list_collections() if can_see(acl_of(c), principal)]
+        return shadowed(seen, _tenant_of(principal))
 
     def _unknown(self, name: str, principal: Caller) -> UnknownName:
-        return UnknownName("collection", name, [c.name for c in self.visible(principal)])
+        return UnknownName(
+            "collection", name, [c.name for c in self.collections(principal=principal)]
+        )
+
+    def _shown(self, info: CollectionInfo, principal: Caller) -> CollectionInfo:
+        shown = shown_name(info.name, _tenant_of(principal))
+        return info if shown == info.name else replace(info, name=shown)
+
+    def _lookup(self, name: str, principal: Caller) -> CollectionInfo:
+        """The stored collection ``name`` means to ``principal``: its tenant's own first."""
+        tenant = _tenant_of(principal)
+        if tenant is not None and SEP not in name:
+            try:
+                return self.store.get_collection(own_name(name, tenant))
+            except UnknownName:
+                pass
+        with self._scoped(principal):
+            return self.store.get_collection(name)
 
     @contextmanager
     def _scoped(self, principal: Caller) -> Iterator[None]:
@@ -148,9 +183,8 @@ class KnowledgeBase:
             raise self._unknown(exc.name, principal) from None
 
     def _info(self, name: str, principal: Caller, *, change: bool = False) -> CollectionInfo:
-        """The collection if ``principal`` may see (and, with ``change``, change) it."""
-        with self._scoped(principal):
-            info = self.store.get_collection(name)
+        """The stored collection if ``principal`` may see (and, with ``change``, change) it."""
+        info = self._lookup(name, principal)
         acl = acl_of(info)
         if not can_see(acl, principal):
             raise self._unknown(name, principal)
@@ -193,6 +227,7 @@ class KnowledgeBase:
         ``roles``/``users`` further restrict it within the tenant. ``store`` places it on
         another store (a spec as ``kb.store`` takes) instead of the configured one.
         """
+        check_name(name)
         if metadata and ACL_KEY in metadata:
             raise InputError(f"metadata key {ACL_KEY!r} is reserved: pass tenant, roles, users")
         acl = make_acl(tenant if tenant is not None else _tenant_of(principal), roles, users)
@@ -204,13 +239,13 @@ class KnowledgeBase:
                 else f"creating a collection owned by tenant {acl.tenant!r} needs a principal "
                 "of that tenant (or the local operator: `unifind kb create --tenant`)"
             )
-        self._refuse_taken(name, principal, exist_ok)
+        stored = self._target(name, principal, exist_ok)
         spec = self.settings.kb.embedder if embedder == "default" else embedder
         emb = self.embedder(spec) if spec else None
         get_analyzer(analyzer)  # fail on an unknown analyser before writing anything
         meta = {**(metadata or {}), ACL_KEY: acl.to_json()} if acl.tenant else metadata
         info = self._creator(store)(
-            name,
+            stored,
             embedder=emb.spec if emb else None,
             dim=emb.dim if emb else None,
             analyzer=analyzer,
@@ -220,7 +255,7 @@ class KnowledgeBase:
         )
         if not can_see(acl_of(info), principal):  # another caller created it meanwhile
             raise InputError(f"collection name {name!r} is not available; choose another")
-        return info
+        return self._shown(info, principal)
 
     def _creator(self, store: str | None) -> Callable[..., CollectionInfo]:
         if store is None:
@@ -231,49 +266,60 @@ class KnowledgeBase:
 
     def location(self, name: str, *, principal: Caller = None) -> str:
         """The store ``name`` lives in, as it may be shown (no password)."""
-        self._info(name, principal)
+        info = self._info(name, principal)
         if isinstance(self.store, RoutingStore):
-            return self.store.location(name)
+            return self.store.location(info.name)
         return describe(self.settings.kb.store)
 
-    def _refuse_taken(self, name: str, principal: Caller, exist_ok: bool) -> None:
-        try:
-            existing = self.store.get_collection(name)
-        except UnknownName:
-            return
-        if not can_see(acl_of(existing), principal):
-            raise InputError(f"collection name {name!r} is not available; choose another")
-        if not exist_ok:
-            raise InputError(f"collection {name!r} already exists (pass exist_ok=True)")
+    def _target(self, name: str, principal: Caller, exist_ok: bool) -> str:
+        """The stored name to create ``name`` as: the caller's tenant's own name, or the
+        visible collection it already is (with ``exist_ok``). Another tenant's collection
+        of that name changes nothing: the answer is the same as for a free name."""
+        tenant = _tenant_of(principal)
+        for stored in ([own_name(name, tenant)] if tenant is not None else []) + [name]:
+            try:
+                existing = self.store.get_collection(stored)
+            except UnknownName:
+                continue
+            acl = acl_of(existing)
+            if can_see(acl, principal):
+                if not exist_ok:
+                    raise InputError(f"collection {name!r} already exists (pass exist_ok=True)")
+                return stored
+            if tenant is None or acl.tenant == tenant:  # no namespace of its own to use
+                raise InputError(f"collection name {name!r} is not available; choose another")
+        return name if tenant is None else new_own_name(name, tenant)
 
     def collections(self, *, principal: Caller = None) -> list[CollectionInfo]:
-        """The collections ``principal`` can see."""
-        return self.visible(principal)
+        """The collections ``principal`` can see, by the names it knows them by."""
+        shown = [self._shown(c, principal) for c in self.visible(principal)]
+        return sorted(shown, key=lambda c: c.name)
 
     def collection(self, name: str, *, principal: Caller = None) -> CollectionInfo:
-        return self._info(name, principal)
+        return self._shown(self._info(name, principal), principal)
 
     def delete(self, name: str, *, principal: Caller = None) -> None:
-        self._info(name, principal, change=True)
+        info = self._info(name, principal, change=True)
         with self._scoped(principal):
-            self.store.delete_collection(name)
+            self.store.delete_collection(info.name)
 
     def documents(
         self, name: str, *, limit: int = 100, offset: int = 0, principal: Caller = None
     ) -> list[DocumentInfo]:
-        self._info(name, principal)
+        stored = self._info(name, principal).name
         with self._scoped(principal):
-            return self.store.list_documents(name, limit=limit, offset=offset)
+            docs = self.store.list_documents(stored, limit=limit, offset=offset)
+        return docs if stored == name else [replace(d, collection=name) for d in docs]
 
     def remove(self, name: str, document_id: str, *, principal: Caller = None) -> bool:
         """Delete one document, by its id or the name it is shown by (a file's path relative
         to what was ingested, ``kb._names``); False when it wasn't there."""
-        self._info(name, principal, change=True)
+        stored = self._info(name, principal, change=True).name
         with self._scoped(principal):
-            if self.store.delete_document(name, document_id):
+            if self.store.delete_document(stored, document_id):
                 return True
-            full = find_shown(self.store, name, document_id)
-            return full is not None and self.store.delete_document(name, full)
+            full = find_shown(self.store, stored, document_id)
+            return full is not None and self.store.delete_document(stored, full)
 
     # -- ingest ------------------------------------------------------------------------
 
@@ -303,7 +349,7 @@ class KnowledgeBase:
         with self._scoped(principal):
             return ingest_files(
                 self.store,
-                name,
+                info.name,
                 list(paths),
                 analyzer=get_analyzer(info.analyzer),
                 embedder=self.collection_embedder(info),
@@ -334,7 +380,7 @@ class KnowledgeBase:
         with self._scoped(principal):
             return ingest_text(
                 self.store,
-                name,
+                info.name,
                 text,
                 document_id=document_id,
                 title=title,
@@ -353,8 +399,12 @@ class KnowledgeBase:
         A store that can't be reached answers ``degraded`` with its reason, naming the store
         without its password (DESIGN §3), instead of failing the request.
         """
+        tenant = _tenant_of(principal)
         try:
-            return await search_collections(self, req, principal=principal)
+            return relabel(await search_collections(self, req, principal=principal), tenant)
+        except InputError as exc:  # e.g. a collection without embedder, by its stored name
+            stored = [c.name for c in self.visible(principal)] if tenant else []
+            raise relabel_error(exc, tenant, stored) from None
         except SourceError as exc:
             report = LegReport(
                 leg="kb", backend=describe(self.settings.kb.store), stage="store",

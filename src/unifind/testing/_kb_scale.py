@@ -103,7 +103,10 @@ class ScaleOutTests:
             kb.ingest_text(f"{who.tenant}-docs", "refund rules", document_id="r", principal=who)
         kb.create("handbook", embedder=None)
         kb.ingest_text("handbook", "refund basics", document_id="h")
-        assert store.get_collection("acme-docs").metadata["acl"]["tenant"] == "acme"
+        # A tenant's collection is stored under its own name (kb._tenancy), ACL included.
+        stored = kb.visible(acme)[0].name
+        assert stored != "acme-docs" and stored.startswith("acme-docs")
+        assert store.get_collection(stored).metadata["acl"]["tenant"] == "acme"
         for who, other in ((acme, "globex"), (globex, "acme")):
             assert {c.name for c in kb.collections(principal=who)} == {
                 f"{who.tenant}-docs",
