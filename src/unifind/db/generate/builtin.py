@@ -15,6 +15,7 @@ nothing maps to the model is reported as not about it, and no rows are returned.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import re
@@ -93,86 +94,55 @@ class BuiltinGenerator:
         """The DSL for ``question`` (pure CPU, microseconds: no thread needed)."""
         scan = Scan(question)
         senses = learn(model)
+        known = model_words(model)
         # Dates first: "最近30天" / "last 3 days" are ranges, not "the 30 most recent".
         wheres = self._dates(scan, senses)
-        # Explicit sorts before groups: "sorted by department" is no "by department" group.
-        known = model_words(model)
         nested = _nested(scan)
-        notes = list(nested)
-        sorts = read_sort(scan, senses, model.title_column, known)
-        having = read_having(scan, senses, known, self._rates)
-        top = None if having else read_top_group(scan, senses, model.title_column,
-                                                 _numeric_words(senses))  # fmt: skip
-        agg: Aggregation | None
-        if having:
-            agg = Aggregation((having.aggregate,), (having.group,), (having.having,))
-        elif top:
-            agg = Aggregation((Aggregate(fn="count"),), (top.column,))
-        else:
-            agg = read_aggregation(scan, senses, known)
-        orders, limit = read_order(scan, senses)
-        if top:
-            orders, limit = [Ordering("count", top.sort), *orders], top.limit
+        shape = _read_shape(scan, senses, model, known, self._rates)
         # Values and flags before numbers: "under 900 in stock" must not bind 900 to stock;
         # a column's own values ("out_of_stock") before phrases inferred from its role.
         values = read_values(scan, senses)
         flags = read_flags(scan, senses)
         numbers, number_notes = read_numbers(scan, senses, self._rates)
-        notes += [*(having.notes if having else ()), *number_notes]
         wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
         wheres += values + flags
         wheres += _negated_words(scan, model)
+        agg = shape.agg
         if agg and not agg.groups and not agg.havings:
             used = {w.field for w in wheres if w.field}
             if group := loose_group(scan, senses, used):
                 agg = Aggregation(agg.aggregates, (group,))
-        _consume_column_phrases(scan, senses)
-        words = _keywords(scan, model)
-        keywords = [w for w in words if _in_vocabulary(w, model)]
-        unknown = [w for w in words if w not in keywords and w not in known]
-        loose = _loose_operators(scan)
-        orders = [*(Ordering(c, d) for c, d in sorts), *orders]
-        understood = bool(wheres or orders or agg or limit)
-        guessed: list[str] = []
-        if not understood and unknown and not model.vocabulary_complete and model.searchable:
-            # Can't tell from a partial sample: search for them, and say so (issue #19: a
-            # filter on words nobody confirmed is a guess, never a silent ok).
-            keywords, guessed, unknown = keywords + unknown, unknown, []
-        if (unknown or loose) and strict:
+        words = _Words.read(scan, senses, model, known)
+        understood = bool(wheres or shape.orders or agg or shape.limit)
+        words.guess(understood, model)
+        if (words.unknown or words.loose) and strict:
             raise GenerationError(
-                f"could not map {', '.join(repr(k) for k in unknown + loose)} onto model "
-                f"{model.name!r} (strict: no word is ignored)"
+                f"could not map {', '.join(repr(k) for k in words.unknown + words.loose)} onto "
+                f"model {model.name!r} (strict: no word is ignored)"
             )
         off_topic = (
-            not understood and not keywords and bool(unknown) and not _names_model(scan.text, known)
+            not understood
+            and not words.keywords
+            and bool(words.unknown)
+            and not _names_model(scan.text, known)
         )
-        if unknown:
-            notes.append(f"not understood: {', '.join(unknown)} (used for ranking only)")
-        if loose:
-            notes.append(f"not understood: {', '.join(loose)} (no column or number it applies "
-                         "to was found; left out)")  # fmt: skip
-        if guessed:
-            notes.append(f"not understood: {', '.join(guessed)} (searched for as text; not "
-                         f"among the words sampled from {model.name})")  # fmt: skip
-        if off_topic:
-            notes.append(f"the question does not seem to be about {model.name}: nothing in it "
-                         "names a column, a value or a word of its text")  # fmt: skip
-        wheres += [_like_any(kw, model.searchable, "like") for kw in keywords]
+        notes = [*nested, *shape.notes, *number_notes, *words.notes(model, off_topic)]
+        wheres += [_like_any(kw, model.searchable, "like") for kw in words.keywords]
         dsl = QueryDSL(
             model=model.name,
             wheres=tuple(wheres),
             aggregates=agg.aggregates if agg else (),
             groups=agg.groups if agg else (),
             havings=agg.havings if agg else (),
-            orders=_orders(orders, agg),
-            limit=limit,
+            orders=_orders(shape.orders, agg),
+            limit=shape.limit,
         )
         return Generation(
             validate_dsl(dsl, model),
-            keywords=tuple(keywords + unknown),
+            keywords=tuple(words.keywords + words.unknown),
             notes=tuple(notes),
             off_topic=off_topic,
-            unknown=(*unknown, *guessed, *loose, *nested),
+            unknown=(*words.unknown, *words.guessed, *words.loose, *nested),
         )
 
     def _dates(self, scan: Scan, senses: dict[str, Sense]) -> list[Where]:
@@ -200,6 +170,84 @@ class BuiltinGenerator:
             else:
                 out.append(Where(field=col.name, op=d.op, value=d.start))  # type: ignore[arg-type]
         return out
+
+
+@dataclasses.dataclass(slots=True)
+class _Shape:
+    """What the question asks of the rows as a whole: aggregates, groups, orders, a limit."""
+
+    agg: Aggregation | None
+    orders: list[Ordering]
+    limit: int | None
+    notes: list[str]
+
+
+def _read_shape(
+    scan: Scan,
+    senses: dict[str, Sense],
+    model: Model,
+    known: frozenset[str],
+    rates: dict[str, float],
+) -> _Shape:
+    # Explicit sorts before groups: "sorted by department" is no "by department" group.
+    sorts = read_sort(scan, senses, model.title_column, known)
+    having = read_having(scan, senses, known, rates)
+    top = None if having else read_top_group(scan, senses, model.title_column,
+                                             _numeric_words(senses))  # fmt: skip
+    agg: Aggregation | None
+    if having:
+        agg = Aggregation((having.aggregate,), (having.group,), (having.having,))
+    elif top:
+        agg = Aggregation((Aggregate(fn="count"),), (top.column,))
+    else:
+        agg = read_aggregation(scan, senses, known)
+    orders, limit = read_order(scan, senses)
+    if top:
+        orders, limit = [Ordering("count", top.sort), *orders], top.limit
+    orders = [*(Ordering(c, d) for c, d in sorts), *orders]
+    return _Shape(agg, orders, limit, list(having.notes) if having else [])
+
+
+@dataclasses.dataclass(slots=True)
+class _Words:
+    """The words no rule read: searched for, named as not understood, or loose operators."""
+
+    keywords: list[str]
+    unknown: list[str]
+    loose: list[str]
+    guessed: list[str] = dataclasses.field(default_factory=list)
+
+    @classmethod
+    def read(
+        cls, scan: Scan, senses: dict[str, Sense], model: Model, known: frozenset[str]
+    ) -> _Words:
+        _consume_column_phrases(scan, senses)
+        words = _keywords(scan, model)
+        keywords = [w for w in words if _in_vocabulary(w, model)]
+        unknown = [w for w in words if w not in keywords and w not in known]
+        return cls(keywords, unknown, _loose_operators(scan))
+
+    def guess(self, understood: bool, model: Model) -> None:
+        if not understood and self.unknown and not model.vocabulary_complete and model.searchable:
+            # Can't tell from a partial sample: search for them, and say so (issue #19: a
+            # filter on words nobody confirmed is a guess, never a silent ok).
+            self.keywords, self.guessed, self.unknown = (
+                self.keywords + self.unknown, self.unknown, [])  # fmt: skip
+
+    def notes(self, model: Model, off_topic: bool) -> list[str]:
+        notes = []
+        if self.unknown:
+            notes.append(f"not understood: {', '.join(self.unknown)} (used for ranking only)")
+        if self.loose:
+            notes.append(f"not understood: {', '.join(self.loose)} (no column or number it "
+                         "applies to was found; left out)")  # fmt: skip
+        if self.guessed:
+            notes.append(f"not understood: {', '.join(self.guessed)} (searched for as text; "
+                         f"not among the words sampled from {model.name})")  # fmt: skip
+        if off_topic:
+            notes.append(f"the question does not seem to be about {model.name}: nothing in it "
+                         "names a column, a value or a word of its text")  # fmt: skip
+        return notes
 
 
 def _orders(orders: list[Ordering], agg: Aggregation | None) -> tuple[Order, ...]:
