@@ -251,7 +251,8 @@ class SearchRequest(_Value):
     uses: str | None = None
     strict: bool | None = None
     dsl: dict[str, Any] | None = None
-    """Preset QueryDSL parts (``select``, ``wheres``, ``orders``) combined with the generated."""
+    """Preset QueryDSL parts (``select``, ``wheres``, ``orders``) combined with the generated;
+    with ``uses="dsl"`` the whole query, run as written (an agent wrote it; docs/db.md)."""
 
     @field_validator("query")
     @classmethod

@@ -105,7 +105,10 @@ def schema_cmd(db: DbOpt = None, models: ModelsOpt = None) -> None:
         finally:
             leg.close()
     print_json(
-        {"models": [m.schema_summary() for m in found.values()], "dsl_schema": dsl_json_schema()}
+        {
+            "models": [m.schema_summary(relations=True) for m in found.values()],
+            "dsl_schema": dsl_json_schema(),
+        }
     )
 
 

@@ -167,8 +167,9 @@ class Model(BaseModel):
         first = self.searchable[:1] or [c for c in self.columns.values() if c.type == "string"]
         return first[0].name if first else None
 
-    def schema_summary(self) -> dict[str, Any]:
-        """A compact description for an LLM prompt or ``unifind db models``."""
+    def schema_summary(self, *, relations: bool = False) -> dict[str, Any]:
+        """A compact description for an LLM prompt or ``unifind db schema``; ``relations``
+        adds them (for a caller that writes the DSL over every model, not one)."""
         cols = []
         for c in self.columns.values():
             entry: dict[str, Any] = {"name": c.name, "type": c.type}
@@ -182,7 +183,7 @@ class Model(BaseModel):
             cols.append(entry)
         out: dict[str, Any] = {"model": self.name, "description": self.description,
                                "columns": cols}  # fmt: skip
-        if self.joins:
+        if relations and self.joins:
             out["relations"] = {
                 n: r.model_dump(include={"model", "type", "key", "foreign"})
                 for n, r in self.joins.items()

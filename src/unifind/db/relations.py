@@ -104,6 +104,8 @@ def _from_foreign_keys(models: Mapping[str, Model], insp: Any) -> dict[str, dict
     found: dict[str, dict[str, Relation]] = {
         n: {} for n, m in models.items() if m.relations is None
     }
+    if not found:
+        return found  # every model declares its relations: no reflection needed
     for name, model in models.items():
         for fk in _foreign_keys(insp, model):
             cols, refs = fk.get("constrained_columns") or [], fk.get("referred_columns") or []
