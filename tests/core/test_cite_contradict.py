@@ -156,3 +156,27 @@ def test_alignment_needs_shared_topic_words() -> None:
     assert alignment(claim, terms("The tower was finished in 1889.")) == 0.0
     # One shared word is not a topic (two are needed).
     assert alignment(claim, terms("Delivery is fast.")) == 0.0
+
+
+def test_a_denial_of_what_a_closely_aligned_sentence_states_contradicts() -> None:
+    source = "Amitriptyline is the medication of first choice for chronic tension-type headache."
+    claim = "Amitriptyline is not the medication of first choice for chronic tension-type headache."
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "negation"
+    # The source denies it too, or the sentence is only loosely on the topic: no conflict.
+    assert conflict(claim, source.replace("is the", "is not the")) is None
+    assert conflict("Amitriptyline is not sold in shops.", source) is None
+
+
+def test_the_same_name_with_another_number_is_another_thing() -> None:
+    source = "Caspase-11 promotes the fusion of phagosomes with lysosomes."
+    found = conflict("Caspase-33 promotes the fusion of phagosomes with lysosomes.", source)
+    assert found is not None and found.kind == "number" and "caspase-11" in found.detail
+    assert conflict("Caspase-11 promotes the fusion of phagosomes with lysosomes.", source) is None
+    # A name the reference holds elsewhere with that number is not a swap.
+    assert (
+        conflict(
+            "SEV1 incidents get a post-mortem.", "Every SEV1 and SEV2 incident gets a post-mortem."
+        )
+        is None
+    )

@@ -30,11 +30,18 @@ from unifind.cite._numbers import Quantity, quantities
 
 STRONG_SHARE = 0.5
 """Share of the claim's content words a source sentence must hold to be compared at all."""
+POLARITY_SHARE = 0.6
+"""A denial contradicts a sentence stating the thing only when this closely aligned."""
 MIN_SHARED = 2
 """...and at least this many of them (fewer when the claim has fewer)."""
 
 _NEGATORS = frozenset(["not", "no", "never", "none", "nor", "cannot", "without", "neither"])
-_NEGATION_REACH = 4  # words after a negator it governs ("is not free", "never ship on")
+# Words between a negator and the word it negates ("is not yet free", "cannot be returned").
+_PASS_OVER = frozenset([
+    "be", "been", "being", "a", "an", "the", "any", "only", "solely", "yet", "always", "also",
+    "to", "have", "has", "had", "do", "does", "did", "is", "are", "was", "were", "can",
+    "could", "will", "would", "shall", "should", "may", "might", "must", "very", "so", "as",
+])  # fmt: skip
 _ZH_NEGATORS = "不没未无非别"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*(?:'t)?|\d+(?:[.,]\d+)*")
 
@@ -58,7 +65,7 @@ _PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("positive", "positively"), ("negative", "negatively")),
     (("include", "includes", "included", "including"),
      ("exclude", "excludes", "excluded", "excluding")),
-    (("all", "every", "always", "each"), ("some", "sometimes", "several", "few", "none")),
+    (("all", "every", "always"), ("some", "sometimes", "none")),
     (("增加", "提高", "上升", "增长", "升高", "更多", "多于", "以上", "超过", "之前", "以前",
       "接受", "批准", "允许", "全部", "所有"),
      ("减少", "降低", "下降", "减轻", "更少", "少于", "以下", "低于", "之后", "以后", "拒绝",
@@ -74,6 +81,9 @@ class Conflict:
     """``number``, ``negation``, ``direction`` or ``entity``."""
     detail: str
     """What differs, as written ("90 days" vs "30 days")."""
+    key: str = ""
+    """What the claim says on that point (the shared word, the claim's direction word, the
+    quantity as written), for :func:`agrees`."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -103,7 +113,9 @@ def conflict(claim: str, source: str, *, reference: str = "") -> Conflict | None
     shared = terms(claim) & terms(source)
     return (
         _numbers(quantities(claim), quantities(source))
+        or _identifiers(claim, source, reference or source)
         or _negation(claim, source, shared)
+        or _polarity(claim, source, shared)
         or _direction(claim, source)
         or _entities(claim, source, reference or source)
     )
@@ -113,8 +125,43 @@ def _numbers(claim: list[Quantity], source: list[Quantity]) -> Conflict | None:
     for q in claim:
         same = [s for s in source if s.dimension == q.dimension and q.dimension]
         if same and not any(q.agrees(s) for s in same):
-            return Conflict("number", f"{q.text!r} vs {', '.join(repr(s.text) for s in same)}")
+            detail = f"{q.text!r} vs {', '.join(repr(s.text) for s in same)}"
+            return Conflict("number", detail, q.text)
     return None
+
+
+# A name with a number ("caspase-11", "IL-6", "SEV1"): the same name with another number
+# is another thing.
+_IDENT = re.compile(r"\b([A-Za-z]{2,})[-‐]?(\d+)\b")
+
+
+def _identifiers(claim: str, source: str, reference: str) -> Conflict | None:
+    stated = {(m.group(1).lower(), m.group(2)) for m in _IDENT.finditer(source)}
+    known = {(m.group(1).lower(), m.group(2)) for m in _IDENT.finditer(reference)}
+    for m in _IDENT.finditer(claim):
+        name, number = m.group(1).lower(), m.group(2)
+        if (name, number) in known:
+            continue
+        other = sorted(n for k, n in stated if k == name and n != number)
+        if other:
+            return Conflict("number", f"{m.group(0)!r} vs {name}-{other[0]}", m.group(0))
+    return None
+
+
+def _polarity(claim: str, source: str, shared: frozenset[str]) -> Conflict | None:
+    """The claim denies ("is not an effective treatment") what a closely aligned source
+    sentence states without any negation ("is the medication of first choice")."""
+    if alignment(terms(claim), terms(source)) < POLARITY_SHARE:
+        return None
+    if _has_negator(claim) and not _has_negator(source):
+        return Conflict("negation", "the claim denies what the source states", "")
+    return None
+
+
+def _has_negator(text: str) -> bool:
+    if not text.isascii() and any(c in _ZH_NEGATORS for c in text):
+        return True
+    return any(w.lower() in _NEGATORS or w.lower().endswith("n't") for w in _WORD.findall(text))
 
 
 def _negation(claim: str, source: str, shared: frozenset[str]) -> Conflict | None:
@@ -122,7 +169,7 @@ def _negation(claim: str, source: str, shared: frozenset[str]) -> Conflict | Non
         in_claim, in_source = _negated(claim, term), _negated(source, term)
         if in_claim is not None and in_source is not None and in_claim != in_source:
             which = "the claim" if in_claim else "the source"
-            return Conflict("negation", f"{term!r} is negated in {which} only")
+            return Conflict("negation", f"{term!r} is negated in {which} only", term)
     return None
 
 
@@ -134,13 +181,16 @@ def _negated(text: str, term: str) -> bool | None:
             any(any(c in _ZH_NEGATORS for c in text[max(0, i - 2) : i]) for i in at) if at else None
         )
     words = [w.lower() for w in _WORD.findall(text)]
-    found, negated = False, False
-    for i, word in enumerate(words):
-        if term not in _stems(word):
+    found, negated, scope = False, False, False
+    for word in words:
+        if word in _NEGATORS or word.endswith("n't"):
+            scope = True  # the next content word is the one negated ("not free")
             continue
-        found = True
-        before = words[max(0, i - _NEGATION_REACH) : i]
-        negated |= any(w in _NEGATORS or w.endswith("n't") for w in before)
+        if term in _stems(word):
+            found = True
+            negated |= scope
+        if scope and word not in _PASS_OVER:
+            scope = False
     return negated if found else None
 
 
@@ -154,9 +204,9 @@ def _direction(claim: str, source: str) -> Conflict | None:
         c_up, c_down = _has(claim, up), _has(claim, down)
         s_up, s_down = _has(source, up), _has(source, down)
         if c_up and not c_down and s_down and not s_up:
-            return Conflict("direction", f"{c_up!r} vs {s_down!r}")
+            return Conflict("direction", f"{c_up!r} vs {s_down!r}", c_up)
         if c_down and not c_up and s_up and not s_down:
-            return Conflict("direction", f"{c_down!r} vs {s_up!r}")
+            return Conflict("direction", f"{c_down!r} vs {s_up!r}", c_down)
     return None
 
 
@@ -173,22 +223,39 @@ def _has(text: str, prefixes: Iterable[str]) -> str:
     return ""
 
 
+def agrees(claim: str, source: str, found: Conflict) -> bool:
+    """Does ``source`` state the point ``found`` is about as the claim does? (A sentence as
+    aligned as the contradicting one that agrees leaves the claim uncontradicted; one that
+    is silent on the point doesn't.)"""
+    if found.kind == "number":
+        claimed = [q for q in quantities(claim) if q.text == found.key]
+        stated = quantities(source)
+        return any(q.agrees(s) for q in claimed for s in stated)
+    if found.kind == "negation" and not found.key:
+        return not _has_negator(source)
+    if found.kind == "negation":
+        return _negated(source, found.key) == _negated(claim, found.key)
+    if found.kind == "direction":
+        return bool(_has(source, (found.key,)))
+    return False
+
+
 def _entities(claim: str, source: str, reference: str) -> Conflict | None:
-    named = {w.lower() for w in _WORD.findall(reference)}
-    missing = [e for e in _names(claim) if e.lower() not in named]
-    others = [e for e in _names(source) if e.lower() not in {n.lower() for n in _names(claim)}]
+    lowered = reference.lower()
+    missing = [e for e in _names(claim) if e.lower() not in lowered]
+    mine = {n.lower() for n in _names(claim)}
+    others = [e for e in _names(source) if e.lower() not in mine]
     if missing and others:
-        return Conflict("entity", f"{', '.join(missing)} vs {', '.join(others)}")
+        return Conflict("entity", f"{', '.join(missing)} vs {', '.join(others)}", missing[0])
     return None
 
 
 def _names(sentence: str) -> list[str]:
-    """Capitalised words not at the start of the sentence (or of a list item), and words
-    with inner capitals or digits ("PostNL", "IL-6")."""
+    """Proper names: capitalised words ("France", "Utrecht") not at the start of the
+    sentence or of a list item. Acronyms and gene names ("ESCs", "fox0", "IL-6") are left
+    out: their spellings vary too much between a claim and its source to call a swap."""
     words = _WORD.findall(re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", sentence))
-    out = []
-    for i, w in enumerate(words):
-        inner = any(c.isupper() for c in w[1:]) or (w[0].isalpha() and any(c.isdigit() for c in w))
-        if inner or (i > 0 and w[0].isupper() and w.lower() not in _NEGATORS):
-            out.append(w)
-    return out
+    return [w for i, w in enumerate(words) if i > 0 and _PROPER.fullmatch(w)]
+
+
+_PROPER = re.compile(r"[A-Z][a-z]{2,}")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from unifind.cite._numbers import quantities
-from unifind.cite.contradict import STRONG_SHARE, Conflict, alignment, conflict, terms
+from unifind.cite.contradict import STRONG_SHARE, Conflict, agrees, alignment, conflict, terms
 from unifind.cite.sentences import sentences
 
 VerdictKind = Literal["supported", "contradicted", "not_supported", "unknown_id", "uncited_claim"]
@@ -82,36 +82,18 @@ class SourceSentences:
             return None, None
         top, best = scored[0]
         best_evidence = Evidence(citation_id, units[best], round(top, 3))
-        if top < STRONG_SHARE:
-            return best_evidence, None
-        found: Conflict | None = None
-        first = best
         for share, i in scored:
-            if share < top:
+            if share < STRONG_SHARE:
                 break
-            got = conflict(claim, units[i], reference=text)
-            if got is None:
-                return best_evidence, None  # an equally aligned sentence agrees
+            found = conflict(claim, units[i], reference=text)
             if found is None:
-                found, first = got, i
-        if found and found.kind == "number" and _agrees_elsewhere(claim, units, scored, top):
-            return best_evidence, None
-        return Evidence(citation_id, units[first], round(top, 3)), found
-
-
-def _agrees_elsewhere(
-    claim: str, units: list[str], scored: list[tuple[float, int]], top: float
-) -> bool:
-    """A sentence nearly as aligned as the best states the claim's quantities as the claim
-    does (the best one may be about a neighbouring fact)."""
-    claimed = [q for q in quantities(claim) if q.dimension]
-    for share, i in scored:
-        if share < max(STRONG_SHARE, top - _NEAR):
-            break
-        stated = quantities(units[i])
-        if claimed and all(any(q.agrees(s) for s in stated) for q in claimed):
-            return True
-    return False
+                continue
+            # A sentence at least as aligned that states the point as the claim does wins;
+            # one silent on it (an abstract's "OBJECTIVE To determine ...") does not.
+            rivals = [units[j] for s, j in scored if s >= share - _NEAR and j != i]
+            if not any(agrees(claim, u, found) for u in rivals):
+                return Evidence(citation_id, units[i], round(share, 3)), found
+        return best_evidence, None
 
 
 # -- which uncited sentences claim something ----------------------------------------------
