@@ -49,10 +49,10 @@ async def test_a_number_near_the_model_noun_is_not_bound_to_its_key(
     sports: tuple[DBLeg, str],
 ) -> None:
     leg, _ = sports
-    dsl, res = await ask(leg, "how many athletes are older than 30")
+    dsl, res = await ask(leg, "how many athletes are heavier than 80")
     assert all(w.get("field") != "athlete_id" for w in dsl.get("wheres", [])), dsl
-    # Not understood, so said: never a silent wrong count.
-    assert any("30" in n and "not understood" in n for n in res.notes), res.notes
+    # No weight column: not understood, so said; never a silent wrong count.
+    assert any("80" in n and "not understood" in n for n in res.notes), res.notes
     dsl, _ = await ask(leg, "athletes with athlete id over 8")
     assert dsl["wheres"] == [{"field": "athlete_id", "op": ">", "value": 8}]
 
@@ -177,3 +177,21 @@ async def test_request_words_are_no_content(sports: tuple[DBLeg, str]) -> None:
     # A word that restricts or shapes the answer stays named when nothing read it.
     _dsl, res = await ask(leg, "display the different sports of athletes")
     assert any("different" in n for n in res.notes), res.notes
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "sql"),
+    [("how many athletes are older than 30", {"field": "age", "op": ">", "value": 30},
+      "SELECT count(*) FROM athletes WHERE age > 30"),
+     ("the number of athletes younger than 25", {"field": "age", "op": "<", "value": 25},
+      "SELECT count(*) FROM athletes WHERE age < 25"),
+     ("how many athletes are taller than 1.8", {"field": "height", "op": ">", "value": 1.8},
+      "SELECT count(*) FROM athletes WHERE height > 1.8")],
+)  # fmt: skip
+async def test_a_comparative_adjective_names_its_measure(
+    sports: tuple[DBLeg, str], question: str, where: dict[str, Any], sql: str
+) -> None:
+    leg, url = sports
+    dsl, res = await ask(leg, question)
+    assert dsl["wheres"] == [where] and res.notes == ()
+    assert [tuple((i.data or {}).values()) for i in res.items] == query(url, sql)

@@ -45,6 +45,10 @@ class Scan:
     def consume(self, start: int, end: int) -> None:
         self.rest = self.rest[:start] + " " * (end - start) + self.rest[end:]
 
+    def rewrite(self, start: int, end: int, text: str) -> None:
+        """Put ``text`` (no longer than the span, padded) in place of unconsumed text."""
+        self.rest = self.rest[:start] + text.ljust(end - start)[: end - start] + self.rest[end:]
+
     def before(self, start: int, chars: int = 30) -> str:
         """Unconsumed text just before ``start``."""
         return self.rest[max(0, start - chars) : start]

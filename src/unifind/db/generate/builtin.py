@@ -25,6 +25,7 @@ from typing import Any
 from unifind.db.compile import like_pattern
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
 from unifind.db.generate._aggregate import Aggregation, read_aggregation
+from unifind.db.generate._comparative import read_comparatives
 from unifind.db.generate._dates import DateCondition, read_dates
 from unifind.db.generate._group import loose_group, read_top_group
 from unifind.db.generate._having import read_having
@@ -33,6 +34,7 @@ from unifind.db.generate._order import Ordering, read_order
 from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_pattern
 from unifind.db.generate._sense import Sense, learn, model_words
 from unifind.db.generate._sort import read_sort
+from unifind.db.generate._text import read_text_conditions
 from unifind.db.generate._values import read_flags, read_values
 from unifind.db.generate.base import Generation, GenerationError
 from unifind.db.models import Column, Model
@@ -101,8 +103,10 @@ class BuiltinGenerator:
         shape = _read_shape(scan, senses, model, known, self._rates)
         # Values and flags before numbers: "under 900 in stock" must not bind 900 to stock;
         # a column's own values ("out_of_stock") before phrases inferred from its role.
+        wheres += read_text_conditions(scan, senses, model.title_column)
         values = read_values(scan, senses)
         flags = read_flags(scan, senses)
+        read_comparatives(scan, senses)
         numbers, number_notes = read_numbers(scan, senses, self._rates)
         wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
         wheres += values + flags
