@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import re
@@ -182,7 +183,9 @@ async def run_db(
     conn.text_factory = lambda b: b.decode("utf-8", "replace")
     out: list[dict[str, Any]] = []
     try:
-        await leg.models()
+        # A failing introspection: each question then counts it as its own outcome.
+        with contextlib.suppress(Exception):
+            await leg.models()
         for q in questions:
             gold = [tuple(r) for r in conn.execute(q["query"])] if q["gold_exec_ok"] else []
             ordered = "ORDER BY" in " ".join(q["query"].upper().split())
