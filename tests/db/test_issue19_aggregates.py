@@ -143,3 +143,28 @@ async def test_a_superlative_word_inside_a_column_name_is_that_column(tmp_path: 
         assert [i.data for i in res.items] == [{"avg_damage": 40.0, "max_damage": 50.0}]
     finally:
         leg.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "field", "sql"),
+    [("how many different sports are there", "sport",
+      "SELECT count(DISTINCT sport) FROM athletes"),
+     ("count the number of distinct countries", "country",
+      "SELECT count(DISTINCT country) FROM athletes"),
+     ("how many unique sports do athletes from kenya have", "sport",
+      "SELECT count(DISTINCT sport) FROM athletes WHERE country = 'Kenya'")],
+)  # fmt: skip
+async def test_how_many_different_counts_distinct_values(
+    sports: tuple[DBLeg, str], question: str, field: str, sql: str
+) -> None:
+    leg, url = sports
+    dsl, res = await ask(leg, question)
+    assert dsl["aggregates"] == [{"fn": "count", "field": field, "distinct": True}]
+    assert values(res) == query(url, sql) and res.notes == ()
+
+
+async def test_different_without_a_column_is_named(sports: tuple[DBLeg, str]) -> None:
+    leg, _ = sports
+    dsl, res = await ask(leg, "how many different athletes are there")
+    assert dsl["aggregates"] == [{"fn": "count"}]
+    assert any("different" in n for n in res.notes), res.notes

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from unifind.db.dsl import Aggregate, Where
-from unifind.db.generate._scan import Scan
+from unifind.db.generate._scan import Scan, plural
 from unifind.db.generate._sense import Sense
 
 FN_WORDS: list[tuple[str, str]] = [
@@ -84,7 +84,8 @@ def read_aggregation(
     for s in measured:
         scan.consume(*s)
     if count := _count(scan, numeric, groups, bool(found)):
-        found.append((count[0], Aggregate(fn="count")))
+        field = _distinct(scan, count[1], senses)
+        found.append((count[0], Aggregate(fn="count", field=field, distinct=field is not None)))
         scan.consume(*count)
     if not found:
         return None
@@ -106,6 +107,30 @@ def _count(
     if others and count[0] in ("count", "数量", "多少"):
         return None  # beside another function these say "how much", not "how many rows"
     return count.span()
+
+
+_DIFFERENT = re.compile(
+    r"\s*(?:the\s+)?(?:(?:number|count)\s+of\s+(?:the\s+)?)?(?:different|distinct|unique)\s+"
+)
+
+
+def _distinct(scan: Scan, end: int, senses: dict[str, Sense]) -> str | None:
+    """ "how many different X": the column X names, read with its "different" (else None,
+    and the word stays to be reported)."""
+    m = _DIFFERENT.match(scan.rest, end)
+    if m is None:
+        return None
+    head = scan.rest[m.end() : m.end() + 40]
+    best: tuple[int, str] | None = None
+    for sense in senses.values():
+        for word in sense.words:
+            hit = re.match(rf"{plural(word)}(?![a-z])", head) if word.isascii() else None
+            if hit and (best is None or hit.end() > best[0]):
+                best = (hit.end(), sense.column.name)
+    if best is None:
+        return None
+    scan.consume(m.start(), m.end() + best[0])
+    return best[1]
 
 
 def _inside_name(scan: Scan, m: re.Match[str], sense: Sense) -> bool:
