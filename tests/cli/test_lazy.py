@@ -20,11 +20,12 @@ HEAVY = (
 )
 
 
-def _imported_after(argv: list[str]) -> set[str]:
+def _imported_after(argv: list[str], heavy: tuple[str, ...] = HEAVY) -> set[str]:
     code = (
         "import sys\nfrom unifind.cli import app\n"
-        f"try:\n    app({argv!r})\nexcept SystemExit:\n    pass\n"
-        f"print('MODULES:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))"
+        f"try:\n    app({argv!r})\nexcept SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        f"print('MODULES:' + ','.join(m for m in {heavy!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(filter(None, out.stdout.rsplit("MODULES:", 1)[1].strip().split(",")))
@@ -38,6 +39,48 @@ def test_a_command_imports_only_its_module() -> None:
     loaded = _imported_after(["kb", "--help"])
     assert "unifind.cli.kb" in loaded
     assert not {"onnxruntime", "jieba", "unifind.cli.db", "unifind.cli.search"} & loaded
+
+
+#: What a text search or a plan must not import (#18): the HTTP and MCP servers, the records
+#: store and the DB's SQLAlchemy, the web leg and its HTTP client, the embedder's runtime,
+#: page extraction, jieba (an English question; the KB's words come from the intent cache).
+NOT_FOR_A_SEARCH = (
+    *("fastapi", "starlette", "mcp", "sqlalchemy", "httpx", "onnxruntime", "tokenizers"),
+    *("trafilatura", "jieba", "unifind.web.leg", "unifind.store.records", "unifind.ops.spec"),
+)
+
+
+@pytest.fixture
+def kb_home(unifind_home: Path) -> Path:
+    """A home with an English and a Chinese handbook page, lexical only, and no database."""
+    from unifind import load_settings
+    from unifind.kb.service import KnowledgeBase
+
+    kb = KnowledgeBase.open(load_settings(home=unifind_home))
+    try:
+        kb.create("handbook", embedder=None)
+        kb.ingest_text("handbook", "# Refunds\n\nRefunds take five days.", document_id="r.md")
+        kb.ingest_text("handbook", "# 退款流程\n\n退款在五个工作日内到账。", document_id="z.md")
+    finally:
+        kb.close()
+    return unifind_home
+
+
+def test_a_text_search_imports_no_agent_web_db_or_model(
+    kb_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With records on, a search keeps its citation numbers in the records database (#20),
+    # which the records store opens through SQLAlchemy; off, nothing may load it.
+    monkeypatch.setenv("UNIFIND_RECORDS", "false")
+    argv = ["search", "refunds", "--kb", "handbook", "--mode", "text"]
+    loaded = _imported_after(argv, NOT_FOR_A_SEARCH)
+    assert loaded == set()
+
+
+def test_a_plan_imports_no_web_client_model_or_server(kb_home: Path) -> None:
+    argv = ["ask", "hi there", "--plan", "--json"]
+    _imported_after(argv)  # the first plan of this KB reads it and keeps what it read
+    assert _imported_after(argv, NOT_FOR_A_SEARCH) == set()
 
 
 def test_help_lists_every_command_with_its_short_help() -> None:

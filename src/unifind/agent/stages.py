@@ -17,7 +17,6 @@ from unifind.agent.intent import LEGS, Intent, Vocabulary, classify
 from unifind.agent.keywords import keywords as builtin_keywords
 from unifind.config import Settings
 from unifind.errors import InputError, SourceError
-from unifind.llm import chat
 
 STAGES = ("intent", "keywords")
 DEFAULT_USES = {"intent": "builtin", "keywords": "builtin"}
@@ -101,6 +100,8 @@ def _texts(value: Any) -> list[str]:
 async def _ask(uses: str, system: str, message: str, settings: Settings) -> Mapping[str, Any]:
     kind, _, arg = uses.partition(":")
     if kind == "agent":
+        # Imported here: the LLM client (httpx) is no cost of a plan that asks no agent.
+        from unifind.llm import chat
         from unifind.rerankers.agent import api_key, profile
 
         prof = profile(settings, arg)

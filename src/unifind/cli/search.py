@@ -24,7 +24,7 @@ from unifind.cli._out import (
     print_result,
     settings_for,
 )
-from unifind.cli.web import (
+from unifind.cli._webopts import (
     CountryOpt,
     EndDateOpt,
     ExcludeSitesOpt,

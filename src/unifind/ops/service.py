@@ -11,12 +11,11 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from unifind.cite import citation_template
 from unifind.errors import InputError, UnifindError
-from unifind.ops._ask import AskInput, AskOutput, ask_events, ask_kwargs
-from unifind.ops._kb import KBOps
 from unifind.ops.models import (
     FetchInput,
     FetchOutput,
@@ -39,6 +38,10 @@ from unifind.types import (
     SearchResults,
     overall_status,
 )
+
+if TYPE_CHECKING:  # imported when used: a search needn't load the agent or the KB writer
+    from unifind.ops._ask import AskInput, AskOutput
+    from unifind.ops._kb import KBOps
 
 #: Upload names are reduced to this alphabet before they touch the file system.
 _SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
@@ -82,8 +85,13 @@ class Operations:
 
     def __init__(self, searcher: Any) -> None:
         self.searcher = searcher
-        self.kb = KBOps(self)
+
+    @cached_property
+    def kb(self) -> KBOps:
         """Collections, documents and ingest (``ops.kb.collections(...)``)."""
+        from unifind.ops._kb import KBOps
+
+        return KBOps(self)
 
     @property
     def settings(self) -> Any:
@@ -182,6 +190,8 @@ class Operations:
 
     async def ask(self, inp: AskInput, *, principal: Principal | None = None) -> AskOutput:
         """Plan, search, answer with citations and check them (DESIGN §9)."""
+        from unifind.ops._ask import ask_events, ask_kwargs
+
         out: AskOutput | None = None
         events = ask_events(self, inp, ask_kwargs(self, inp, principal))
         async with aclosing(events):
@@ -197,6 +207,8 @@ class Operations:
         """Events ``plan``, ``leg`` (each backend report), ``references``, ``answer.delta``…,
         ``citations``, ``done`` (the AskOutput), each with a progress line in ``locale``
         (default ``telemetry.lang``). Bad input raises here, before anything runs."""
+        from unifind.ops._ask import ask_events, ask_kwargs
+
         return ask_events(self, inp, ask_kwargs(self, inp, principal, locale))
 
     # -- web ------------------------------------------------------------------------
