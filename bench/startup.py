@@ -1,15 +1,23 @@
-"""CLI start-up: wall time of whole `unifind` processes, as a shell or an agent runs them.
+"""CLI start-up: wall and CPU time of whole `unifind` processes, as a shell or an agent runs them.
 
-Measures, each as N fresh processes (median, min, max):
-1. ``unifind --help``;
-2. ``unifind search QUERY --kb en --mode text`` on a small English collection;
-3. the same on a small Chinese collection, cold (no jieba caches under UNIFIND_HOME: the
-   process builds the dictionary and writes both caches) and warm (caches present);
-and, from ``--json`` runs, the KB lexical stage's took_ms (where the segmenter's load is
-counted). The collections are the demo handbook's English and Chinese files, ingested
-once into a temporary UNIFIND_HOME with the default embedder (text mode never loads it).
+Default (issue #18): the demo home — ``unifind demo`` run once into a temporary
+UNIFIND_HOME (the KB collection ``demo`` with the handbook in English and Chinese; the demo
+shop DB) — then, each as one warm-up and N fresh processes (median, min, max of wall time;
+median CPU time, user + system, of the process and its children):
 
-Run: python bench/startup.py [--repeats 7]
+* ``python -c pass``: the floor of this machine at this moment, measured in the same run;
+* ``unifind --help``;
+* ``unifind search "how do refunds work" --kb demo`` in ``--mode text`` and ``--mode hybrid``
+  (hybrid loads the bge-small ONNX embedder);
+* ``unifind ask MESSAGE --plan --json`` for a greeting, a DB-ish and a Chinese message, and
+  the greeting once more with the intent stage's KB cache deleted before every run (the
+  first plan after the KB changed).
+
+``--collections`` measures issue #8's rows instead: text search on small English and
+Chinese collections, the Chinese one cold (no jieba caches) and warm, with the KB lexical
+stage's ``took_ms`` from ``--json`` runs.
+
+Run: python bench/startup.py [--repeats 5] [--collections]
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -29,21 +38,81 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "src" / "unifind" / "demo" / "corpus"
 UNIFIND = str(Path(sys.executable).with_name("unifind"))
+QUERY = "how do refunds work"
+ASKS = {"greeting": "hi there", "DB-ish": "how many orders shipped last week",
+        "Chinese": "退款要多久到账"}  # fmt: skip
 
 
-def _run(args: list[str], env: dict[str, str]) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    out = subprocess.run([UNIFIND, *args], env=env, capture_output=True, text=True, check=True)
-    return time.perf_counter() - t0, out.stdout
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
-def _setup(home: Path, env: dict[str, str]) -> None:
-    for name, files in (
-        ("en", [p for p in CORPUS.iterdir() if not p.name.startswith("zh-")]),
-        ("zh", [p for p in CORPUS.iterdir() if p.name.startswith("zh-")]),
-    ):
-        _run(["kb", "create", name], env)
-        _run(["kb", "ingest", name, *map(str, files)], env)
+def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall s, CPU s, stdout) of one process; CPU from the children's rusage delta."""
+    cpu0, t0 = _children_cpu(), time.perf_counter()
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return time.perf_counter() - t0, _children_cpu() - cpu0, out.stdout
+
+
+def _measure(
+    repeats: int,
+    cmd: list[str],
+    env: dict[str, str],
+    before: Callable[[], None] | None = None,
+    warm_up: bool = True,
+) -> dict[str, float]:
+    if warm_up:  # page cache, .pyc files, the home's caches: what a second call finds
+        if before:
+            before()
+        _run(cmd, env)
+    walls, cpus = [], []
+    for _ in range(repeats):
+        if before:
+            before()
+        wall, cpu, _ = _run(cmd, env)
+        walls.append(wall)
+        cpus.append(cpu)
+    return {"median_s": statistics.median(walls), "min_s": min(walls), "max_s": max(walls),
+            "cpu_s": statistics.median(cpus)}  # fmt: skip
+
+
+def _home() -> tuple[Path, dict[str, str]]:
+    home = Path(tempfile.mkdtemp(prefix="unifind-startup-"))
+    # TMPDIR inside the home too: jieba's own default cache (and older unifind's) lives
+    # in the temp dir, and "cold" must mean no cache anywhere.
+    (home / "tmp").mkdir()
+    env = {**os.environ, "UNIFIND_HOME": str(home), "TMPDIR": str(home / "tmp")}
+    env.pop("UNIFIND_CONFIG", None)
+    return home, env
+
+
+def demo_rows(repeats: int, env: dict[str, str], home: Path) -> dict[str, dict[str, float]]:
+    """Issue #18's rows on the demo home."""
+    _run([UNIFIND, "demo"], env)
+
+    def drop_intent_cache() -> None:
+        (home / "cache" / "intent-kb.sqlite").unlink(missing_ok=True)
+
+    search = [UNIFIND, "search", QUERY, "--kb", "demo", "--mode"]
+    rows = {
+        "python -c pass": _measure(repeats, [sys.executable, "-c", "pass"], env),
+        "unifind --help": _measure(repeats, [UNIFIND, "--help"], env),
+        f'unifind search "{QUERY}" --kb demo --mode text': _measure(
+            repeats, [*search, "text"], env
+        ),
+        f'unifind search "{QUERY}" --kb demo --mode hybrid': _measure(
+            repeats, [*search, "hybrid"], env
+        ),
+    }
+    for kind, message in ASKS.items():
+        rows[f'unifind ask "{message}" --plan --json ({kind})'] = _measure(
+            repeats, [UNIFIND, "ask", message, "--plan", "--json"], env
+        )
+    greet = [UNIFIND, "ask", ASKS["greeting"], "--plan", "--json"]
+    cold = f'unifind ask "{ASKS["greeting"]}" --plan --json (cold: no intent KB cache)'
+    rows[cold] = _measure(repeats, greet, env, before=drop_intent_cache)
+    return rows
 
 
 def _lexical_ms(stdout: str) -> float:
@@ -51,71 +120,70 @@ def _lexical_ms(stdout: str) -> float:
     return float(next(r["took_ms"] for r in reports if r["stage"] == "lexical"))
 
 
-def _measure(
-    repeats: int, args: list[str], env: dict[str, str], before: Callable[[], None] | None = None
-) -> dict[str, float]:
-    walls, lexical = [], []
-    for _ in range(repeats):
-        if before:
-            before()
-        walls.append(_run(args, env)[0])
-    if "search" in args:
+def collection_rows(repeats: int, env: dict[str, str], home: Path) -> dict[str, dict[str, float]]:
+    """Issue #8's rows: small English and Chinese collections, jieba's caches cold and warm."""
+    for name, files in (
+        ("en", [p for p in CORPUS.iterdir() if not p.name.startswith("zh-")]),
+        ("zh", [p for p in CORPUS.iterdir() if p.name.startswith("zh-")]),
+    ):
+        _run([UNIFIND, "kb", "create", name], env)
+        _run([UNIFIND, "kb", "ingest", name, *map(str, files)], env)
+
+    def drop_caches() -> None:
+        shutil.rmtree(home / "cache", ignore_errors=True)
+        for cache in (home / "tmp").glob("*jieba*"):
+            cache.unlink()
+
+    cases = {
+        'unifind search "refund policy" --kb en --mode text': (
+            ["search", "refund policy", "--kb", "en", "--mode", "text"], None),
+        'unifind search "退款流程" --kb zh --mode text (cold: no jieba cache)': (
+            ["search", "退款流程", "--kb", "zh", "--mode", "text"], drop_caches),
+        'unifind search "退款流程" --kb zh --mode text (warm)': (
+            ["search", "退款流程", "--kb", "zh", "--mode", "text"], None),
+    }  # fmt: skip
+    rows = {"unifind --help": _measure(repeats, [UNIFIND, "--help"], env, warm_up=False)}
+    for name, (args, before) in cases.items():
+        row = _measure(repeats, [UNIFIND, *args], env, before, warm_up=False)
+        lexical = []
         for _ in range(repeats):
             if before:
                 before()
-            lexical.append(_lexical_ms(_run([*args, "--json"], env)[1]))
-    row = {
-        "median_s": statistics.median(walls),
-        "min_s": min(walls),
-        "max_s": max(walls),
-    }
-    if lexical:
-        row["lexical_ms"] = statistics.median(lexical)
-    return row
+            lexical.append(_lexical_ms(_run([UNIFIND, *args, "--json"], env)[2]))
+        rows[name] = {**row, "lexical_ms": statistics.median(lexical)}
+    return rows
+
+
+def _load() -> str:
+    try:
+        with open("/proc/loadavg") as fh:
+            return " ".join(fh.read().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=7)
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--collections", action="store_true", help="issue #8's rows instead")
     args = ap.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="unifind-startup-"))
-    # TMPDIR inside the home too: jieba's own default cache (and older unifind's) lives
-    # in the temp dir, and "cold" must mean no cache anywhere.
-    (home / "tmp").mkdir()
-    env = {**os.environ, "UNIFIND_HOME": str(home), "TMPDIR": str(home / "tmp")}
-    env.pop("UNIFIND_CONFIG", None)
+    home, env = _home()
+    load0 = _load()
     try:
-        _setup(home, env)
-
-        def drop_caches() -> None:
-            shutil.rmtree(home / "cache", ignore_errors=True)
-            for cache in (home / "tmp").glob("*jieba*"):
-                cache.unlink()
-
-        rows = {
-            "unifind --help": _measure(args.repeats, ["--help"], env),
-            'unifind search "refund policy" --kb en --mode text': _measure(
-                args.repeats, ["search", "refund policy", "--kb", "en", "--mode", "text"], env
-            ),
-            'unifind search "退款流程" --kb zh --mode text (cold: no jieba cache)': _measure(
-                args.repeats,
-                ["search", "退款流程", "--kb", "zh", "--mode", "text"],
-                env,
-                before=drop_caches,
-            ),
-            'unifind search "退款流程" --kb zh --mode text (warm)': _measure(
-                args.repeats, ["search", "退款流程", "--kb", "zh", "--mode", "text"], env
-            ),
-        }
+        measure = collection_rows if args.collections else demo_rows
+        rows = measure(args.repeats, env, home)
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    print(f"{args.repeats} fresh processes each; {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    print(f"{args.repeats} fresh processes each after a warm-up; Python "
+          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs; load average (1, 5, 15 min) "
+          f"{load0} before, {_load()} after")  # fmt: skip
     print()
-    print("| command | median s | min s | max s | lexical stage ms (median) |")
-    print("|---|---|---|---|---|")
+    print("| command | median s | min s | max s | CPU s (median) | lexical stage ms |")
+    print("|---|---|---|---|---|---|")
     for name, r in rows.items():
         lex = f"{r['lexical_ms']:.1f}" if "lexical_ms" in r else "-"
-        print(f"| `{name}` | {r['median_s']:.3f} | {r['min_s']:.3f} | {r['max_s']:.3f} | {lex} |")
+        print(f"| `{name}` | {r['median_s']:.3f} | {r['min_s']:.3f} | {r['max_s']:.3f} "
+              f"| {r['cpu_s']:.3f} | {lex} |")  # fmt: skip
 
 
 if __name__ == "__main__":
