@@ -15,6 +15,7 @@ import pytest
 from unifind import Searcher
 from unifind.db.demo import create_demo
 from unifind.mcp_server.args import search_input
+from unifind.mcp_server.render import sources_result
 from unifind.ops import Operations
 from unifind.types import Principal
 
@@ -63,7 +64,7 @@ async def test_a_bad_dsl_is_a_400_naming_what_is_allowed(client: httpx.AsyncClie
     assert "allowed: id, name, email, city, country" in r.text and "SELECT" not in r.text
 
 
-async def test_sources_give_the_dsls_json_schema(
+async def test_sources_and_models_describe_the_schema_and_the_dsl(
     client: httpx.AsyncClient,
 ) -> None:
     r = await client.get("/v1/sources")
@@ -71,6 +72,31 @@ async def test_sources_give_the_dsls_json_schema(
     out = r.json()
     assert {"joins", "wheres", "aggregates", "distinct"} <= set(out["dsl_schema"]["properties"])
     assert "SubAggregate" in out["dsl_schema"]["$defs"]
+    orders = next(m for m in out["models"] if m["name"] == "orders")
+    assert orders["schema"]["relations"]["customers"] == {
+        "model": "customers",
+        "type": "belongs_to",
+        "key": "id",
+        "foreign": "customer_id",
+    }
+    total = next(c for c in orders["schema"]["columns"] if c["name"] == "total")
+    assert total == {
+        "name": "total",
+        "type": "number",
+        "unit": "EUR",
+        "description": "Order total in euros",
+    }
+    r = await client.get("/v1/models")
+    customers = next(m for m in r.json() if m["name"] == "customers")
+    country = next(c for c in customers["schema"]["columns"] if c["name"] == "country")
+    assert "France" in country["values"]  # sampled values tell the LLM how a value is spelled
+
+
+async def test_mcp_sources_name_each_models_relations(searcher: Searcher) -> None:
+    text, structured = sources_result(await Operations(searcher).sources())
+    assert "- orders — Customer orders (totals in EUR) (columns: id, product" in text
+    assert "relations: customers → customers, products → products)" in text
+    assert structured["dsl_schema"]["$defs"]["SubAggregate"]
 
 
 async def test_the_mcp_dsl_argument_runs_the_query(searcher: Searcher, unifind_home: Path) -> None:

@@ -270,6 +270,7 @@ class Operations:
                 name=m.name,
                 description=m.description,
                 columns={c: (col.description or str(col.type)) for c, col in m.columns.items()},
+                schema=m.schema_summary(relations=True),  # what a host LLM writes a DSL from
             )
             for m in models.values()
         ]
