@@ -36,6 +36,14 @@ USER_COLLECTION = "_ask_{rid}"
 """The ephemeral collection of a request's attached parts (deleted when the ask ends)."""
 
 
+def user_collection(rid: str) -> str:
+    """:data:`USER_COLLECTION` of request ``rid``, by a digest of it: a request id may hold
+    ``:`` or ``__``, which no collection name may (``kb._tenancy.NAME_PATTERN``)."""
+    import hashlib
+
+    return USER_COLLECTION.format(rid=hashlib.sha256(rid.encode()).hexdigest()[:16])
+
+
 class Asking(SyncFacade):
     """The agent pipeline's entry points: :meth:`plan`, :meth:`ask`, :meth:`ask_stream`."""
 
@@ -175,7 +183,7 @@ class Asking(SyncFacade):
         plan = await self._plan(message, parts, layers, hooks, search, rid, deadline)
         progress = AskProgress(locale)
         yield progress.said(AskEvent("plan", {**plan.public(), "request_id": rid}))
-        user = USER_COLLECTION.format(rid=rid)
+        user = user_collection(rid)
         try:
             if parts:
                 await self._ingest_parts(user, parts, plan, principal, deadline)
@@ -380,7 +388,7 @@ def _rewritten(leg: str, query: str) -> SearchRequest:
 
 
 def _user_request(message: str, rid: str) -> SearchRequest:
-    coll = (USER_COLLECTION.format(rid=rid),)
+    coll = (user_collection(rid),)
     return SearchRequest(type="kb", query=message, source="user", collections=coll)
 
 
