@@ -12,23 +12,19 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from unifind.agent import hooks as _hooks
 from unifind.agent.deadline import deadline_at, left, within
-from unifind.agent.hooks import Hook, HookContext, HookSearch, run_hooks
-from unifind.agent.intent import Vocabulary, classify
-from unifind.agent.keywords import keywords as builtin_keywords
-from unifind.agent.layers import Layer, for_request, load_hook, merge, settle
-from unifind.agent.models import MAX_MESSAGE_CHARS, Answer, AskEvent, Part, Plan
-from unifind.agent.stages import Terms, run_intent, run_keywords
-from unifind.agent.vocab import vocabulary
-from unifind.engine._ask_progress import AskProgress
 from unifind.engine._util import new_request_id, only_report
 from unifind.engine.otel import traced_ask
 from unifind.engine.sync import SyncFacade
 from unifind.errors import InputError
 from unifind.types import Principal, Reason, SearchRequest, SearchResult, SearchResults, Status
+
+if TYPE_CHECKING:  # the agent is imported by the methods that run it: a search needs none of it
+    from unifind.agent.hooks import Hook, HookSearch
+    from unifind.agent.layers import Layer
+    from unifind.agent.models import Answer, AskEvent, Part, Plan
 
 MAX_URL_CHARS = 200_000
 """Text kept of one attached URL (the rest is cut and the plan says so)."""
@@ -59,6 +55,9 @@ class Asking(SyncFacade):
         assistant: str | None = None,
     ) -> Plan:
         """What :meth:`ask` would search, and why — without searching."""
+        from unifind.agent.hooks import HookSearch
+        from unifind.agent.layers import for_request
+
         rid = request_id or new_request_id()
         search = HookSearch(self, rid, principal, allowed=False)  # type: ignore[arg-type]
         layers = for_request(self.settings, assistant, uses)
@@ -74,6 +73,15 @@ class Asking(SyncFacade):
         rid: str,
         deadline: float | None = None,
     ) -> Plan:
+        from unifind.agent import hooks as _hooks
+        from unifind.agent.hooks import HookContext, run_hooks
+        from unifind.agent.intent import Vocabulary, classify
+        from unifind.agent.keywords import keywords as builtin_keywords
+        from unifind.agent.layers import load_hook, merge, settle
+        from unifind.agent.models import MAX_MESSAGE_CHARS, Plan
+        from unifind.agent.stages import Terms, run_intent, run_keywords
+        from unifind.agent.vocab import vocabulary
+
         cfg = merge(layers)  # the settings' and the request's; the hooks' come after them
         chosen = cfg.uses
         if not message.strip():
@@ -167,7 +175,11 @@ class Asking(SyncFacade):
         ``samples`` > 1 asks the LLM that many times and keeps the answer whose citations
         check best; it is then streamed as one delta after the check. ``support`` picks the
         citation support model: ``lexical``, ``embed`` (default) or ``cross``."""
+        from unifind.agent.hooks import HookSearch
+        from unifind.agent.layers import for_request, merge
+        from unifind.agent.models import AskEvent
         from unifind.engine._answering import answer_events, check_answer_options
+        from unifind.engine._ask_progress import AskProgress
 
         t0 = time.perf_counter()
         asked = {"answer": answer_uses, **(uses or {})}  # uses["answer"] is the same setting
