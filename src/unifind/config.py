@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -328,6 +327,8 @@ def load_settings(path: str | os.PathLike[str] | None = None, **overrides: Any) 
     path = path or find_config()
     where = f"file:{Path(path).absolute()}" if path else None
     if path:
+        import yaml  # only a config file needs the parser (#18: start-up)
+
         try:
             loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
         except (OSError, yaml.YAMLError) as exc:

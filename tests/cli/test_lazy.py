@@ -73,7 +73,7 @@ def test_a_text_search_imports_no_agent_web_db_or_model(
     # which the records store opens through SQLAlchemy; off, nothing may load it.
     monkeypatch.setenv("UNIFIND_RECORDS", "false")
     argv = ["search", "refunds", "--kb", "handbook", "--mode", "text"]
-    loaded = _imported_after(argv, (*NOT_FOR_A_SEARCH, "unifind.agent.intent"))
+    loaded = _imported_after(argv, (*NOT_FOR_A_SEARCH, "unifind.agent.intent", "yaml"))
     assert loaded == set()
 
 
