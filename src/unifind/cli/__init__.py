@@ -50,6 +50,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve": ("unifind.cli.serve", "Run the HTTP API and streamable MCP server"),
     "mcp": ("unifind.cli.mcp", "Run the MCP server on stdio"),
+    "tools": (
+        "unifind.cli.tools",
+        "Print the search, fetch, sources and ask tools as function-calling schemas.",
+    ),
     "keys": ("unifind.cli.keys", "Create, list and revoke API keys"),
     "logs": ("unifind.cli.logs", "Recorded searches: list, show, delete."),
     "config": (

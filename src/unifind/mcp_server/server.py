@@ -174,6 +174,21 @@ class _Handler:
         return _result(*ask.ask_result(out))
 
 
+class _Quiet:
+    """The session of a call made outside MCP: progress goes nowhere."""
+
+    async def report_progress(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+async def call_tool(ops: Operations, name: str, arguments: dict[str, Any] | None) -> Any:
+    """One tool call made outside an MCP session (``unifind.tools.call``), as the configured
+    principal: the same validation, in-band errors and result as ``tools/call``."""
+    ctx: Any = type("_Ctx", (), {"request": None, "session": _Quiet()})()
+    params = types.CallToolRequestParams(name=name, arguments=arguments)
+    return await _Handler(ops, None).call_tool(ctx, params)
+
+
 async def _run_reporting(
     ctx: ServerRequestContext[Any], events: AsyncGenerator[OpEvent, None], locale: str = "en"
 ) -> SearchOutput:
