@@ -186,12 +186,17 @@ def set_b(pairs: Sequence[Pair], verdicts: Sequence[str], scorer: SupportScorer,
 
 
 def set_c(scorer: SupportScorer) -> tuple[list[str], float, int]:
+    """The demo answers; cost timed on a second pass with the references' windows kept
+    (warm: as within one ask, where every cited sentence shares the references)."""
     refs, answers = demo_cases()
+    extractors = scorer.extractors()
+    for text, _ in answers:
+        support(text, refs, scorer, extractors=extractors)
     expected: list[tuple[str, str]] = []
     got: list[str] = []
     t0, cited = time.perf_counter(), 0
     for text, want in answers:
-        rows = support(text, refs, scorer)
+        rows = support(text, refs, scorer, extractors=extractors)
         cited += len(rows)
         verdicts = {(v.sentence, v.citation): v.verdict for r in rows for v in r.verdicts}
         verdicts |= {(v.sentence, None): v.verdict for v in uncited_claims(text)}
@@ -233,8 +238,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     out = [f"## Grounding (issue #20): support={scorer.mode}", "",
            f"    python bench/grounding.py --support {args.support}", "", *a_lines, "",
            *b_lines, *c_lines,
-           f"Cost per cited sentence, warm: SciFact {ms_a:.1f} ms (one abstract of ~9 "
-           f"sentences); demo answers {ms_c:.1f} ms ({cited} cited sentences)."]  # fmt: skip
+           f"Cost per cited sentence: SciFact {ms_a:.1f} ms (each pair a new abstract of ~9 "
+           f"sentences to embed: cold); demo answers, warm {ms_c:.1f} ms ({cited} cited "
+           "sentences, references' windows kept)."]  # fmt: skip
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text("\n".join(out) + "\n", encoding="utf-8")
     print("\n".join(out))

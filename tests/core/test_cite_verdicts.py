@@ -193,3 +193,18 @@ def test_a_source_without_sentences_gives_a_verdict(content: str) -> None:
 def test_a_chinese_claim_citing_an_english_source_is_not_supported_not_a_crash() -> None:
     [row] = support("退货需在90天内完成 [ref_001]。", _refs())
     assert [v.verdict for v in row.verdicts] == ["not_supported"]
+
+
+def test_a_paraphrase_the_embedder_aligns_is_compared_too() -> None:
+    from unifind.cite.verdict import SourceSentences
+
+    source = "In the trial, aspirin use raised the risk of stomach bleeding by 40%."
+    claim = "Taking the aspirin tablet daily lifts overall bleeding risk by 20%."  # 3 of 8 words
+    text = f"Background. {source} Methods were standard."
+    evidence, found = SourceSentences().judge(claim, "ref_001", text)
+    assert found is None  # by words alone it is not aligned enough to compare
+    evidence, found = SourceSentences().judge(claim, "ref_001", text, [(source, 0.9)])
+    assert found is not None and found.kind == "number"
+    assert evidence is not None and evidence.sentence == source
+    _, found = SourceSentences().judge(claim, "ref_001", text, [(source, 0.6)])
+    assert found is None  # a loose neighbour by meaning is not a contradiction

@@ -71,6 +71,8 @@ class FeatureExtractor:
     embedder: Embedder | None = None
     cross: Reranker | None = None
     _refs: dict[str, _Reference] = field(default_factory=dict)
+    _claim: tuple[str, Vectors] | None = None
+    """The last sentence's vector: a sentence citing several ids is embedded once."""
 
     def features(self, sentence: str, ref_text: str, *, title: str = "") -> Features:
         """``sentence`` against one reference (its ``title`` and text)."""
@@ -93,9 +95,20 @@ class FeatureExtractor:
         ref = self._reference(ref_text, title)
         if ref.vectors is None:
             ref.vectors = _window_vectors(self.embedder.embed_documents, ref)
-        claim = self.embedder.embed_documents([sentence])[0]
-        sims: Vectors = ref.vectors @ claim
+        if self._claim is None or self._claim[0] != sentence:
+            self._claim = (sentence, self.embedder.embed_documents([sentence])[0])
+        sims: Vectors = ref.vectors @ self._claim[1]
         return sims
+
+    def sentence_cosines(
+        self, sentence: str, ref_text: str, *, title: str = ""
+    ) -> list[tuple[str, float]]:
+        """Each sentence of the reference with its cosine to ``sentence`` (embedder only)."""
+        ref = self._reference(ref_text, title)
+        if self.embedder is None or not ref.sentences:
+            return []
+        sims = self.cosines(sentence, ref_text, title=title)
+        return [(s, float(c)) for s, c in zip(ref.sentences, sims, strict=False)]
 
     def _reference(self, text: str, title: str) -> _Reference:
         key = f"{title}\x00{text}"

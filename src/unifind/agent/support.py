@@ -223,7 +223,9 @@ class _Judge:
         feats = self.extractor.features(self.claim, content, title=ref.title or "")
         prob = round(self.model.probability(feats), 3)  # the flag agrees with the shown figure
         cid = str(ref.citation_id)
-        evidence, clash = self.sources.judge(self.claim, cid, f"{ref.title or ''}\n\n{content}")
+        similar = self.extractor.sentence_cosines(self.claim, content, title=ref.title or "")
+        text = f"{ref.title or ''}\n\n{content}"
+        evidence, clash = self.sources.judge(self.claim, cid, text, similar)
         if clash is not None:
             why = f"{clash.kind}: {clash.detail}"
             return CitationVerdict(

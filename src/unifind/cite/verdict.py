@@ -11,6 +11,7 @@ that cites nothing is an ``uncited_claim``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -23,6 +24,9 @@ VERDICTS: tuple[VerdictKind, ...] = (
     "supported", "contradicted", "not_supported", "unknown_id", "uncited_claim"
 )  # fmt: skip
 
+COSINE_STRONG = 0.85
+"""An embedding cosine (bge-small) at which a sentence sharing fewer words is aligned too."""
+WEAK_SHARE = 0.3
 _NEAR = 0.2  # how much less aligned a sentence may be and still speak for the claim
 #: Units of one reference that are aligned with a claim (a pasted page keeps its first).
 MAX_UNITS = 400
@@ -70,13 +74,24 @@ class SourceSentences:
         return self._cache[text]
 
     def judge(
-        self, claim: str, citation_id: str, text: str
+        self,
+        claim: str,
+        citation_id: str,
+        text: str,
+        similar: Sequence[tuple[str, float]] = (),
     ) -> tuple[Evidence | None, Conflict | None]:
         """The reference sentence most aligned with ``claim`` and, when the most aligned
-        ones all contradict it, how."""
+        ones all contradict it, how. ``similar``: the reference's sentences with their
+        embedding cosine to the claim; one at :data:`COSINE_STRONG` or more that shares
+        :data:`WEAK_SHARE` of the claim's words is aligned too (a paraphrase)."""
         units, unit_terms = self.units(text)
         claim_terms = terms(claim)
         scored = [(alignment(claim_terms, t), i) for i, t in enumerate(unit_terms)]
+        for sentence, cosine in similar:
+            share = alignment(claim_terms, terms(sentence))
+            if cosine >= COSINE_STRONG and WEAK_SHARE <= share < STRONG_SHARE:
+                units = [*units, sentence]
+                scored.append((STRONG_SHARE, len(units) - 1))
         scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
         if not scored:
             return None, None
