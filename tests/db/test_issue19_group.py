@@ -102,3 +102,16 @@ async def test_a_key_named_with_its_id_groups_a_count(sports: tuple[DBLeg, str])
     res = await leg.search(SearchRequest(type="db", query="the club ids and the number of "
                                          "athletes in each", models=("athletes",)))  # fmt: skip
     assert res.notes == ()
+
+
+async def test_each_groups_by_the_column_named_after_it(sports: tuple[DBLeg, str]) -> None:
+    leg, url = sports
+    dsl, rows = await ask(leg, "what are the maximum medals and height of athletes for each age")
+    assert dsl["groups"] == ["age"], dsl
+    assert rows == query(url, "SELECT age, max(medals) FROM athletes GROUP BY age "
+                              "ORDER BY age")  # fmt: skip
+    # "each" before the model's own noun asks per row: no group, and it is said.
+    res = await leg.search(SearchRequest(type="db", query="the sport and the count of medals "
+                                         "of each athlete", models=("athletes",)))  # fmt: skip
+    assert res.dsl is not None and "groups" not in res.dsl
+    assert any("each" in n for n in res.notes), res.notes

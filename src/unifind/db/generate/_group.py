@@ -98,7 +98,12 @@ _CUE = re.compile(
 )
 
 
-def loose_group(scan: Scan, senses: dict[str, Sense], used: set[str]) -> str | None:
+_EACH = frozenset(("for each", "for every", "in each", "of each", "each", "every", "per"))
+
+
+def loose_group(
+    scan: Scan, senses: dict[str, Sense], used: set[str], nouns: frozenset[str]
+) -> str | None:
     """A text column named beside an aggregate with a cue ("each", "and the number of"):
     the aggregate is per value of that column. The title column counts too here ("the name
     and the number of ..." groups by name)."""
@@ -113,6 +118,17 @@ def loose_group(scan: Scan, senses: dict[str, Sense], used: set[str]) -> str | N
         m = re.search(rf"(?<![a-z]){plural(word)}(?![a-z])", scan.rest)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), column)
+    each = [m for m in _CUE.finditer(scan.text) if m[0] in _EACH]
+    if each:
+        # "for each year": the group is the column named right after; "for each apartment"
+        # (the model itself) asks per row: no group, and "each" stays to be reported.
+        after = scan.text[each[0].end() :]
+        named = [c for w, c in words.items()
+                 if re.match(rf"\s+(?:the\s+)?{plural(w)}(?![a-z])", after)]  # fmt: skip
+        per_row = any(re.match(rf"\s+(?:the\s+)?{plural(n)}(?![a-z])", after)
+                      for n in nouns if n.isascii() and len(n) > 2)  # fmt: skip
+        others = any(m[0] not in _EACH for m in _CUE.finditer(scan.text))
+        best = (0, named[0]) if named else (best if others and not per_row else None)
     if best is None:
         return None
     for m in _CUE.finditer(scan.text):

@@ -114,7 +114,7 @@ class BuiltinGenerator:
         agg = shape.agg
         if agg and not agg.groups and not agg.havings:
             used = {w.field for w in wheres if w.field}
-            if group := loose_group(scan, senses, used):
+            if group := loose_group(scan, senses, used, known):
                 agg = Aggregation(agg.aggregates, (group,))
         words = _Words.read(scan, senses, model, known)
         understood = bool(wheres or shape.orders or agg or shape.limit)
