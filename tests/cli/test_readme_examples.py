@@ -53,6 +53,9 @@ NOT_RUN = {
 EXPECTED_RC = {
     "unifind fetch ": (1, "README: 'exit 1 when it can't, saying why'"),
     "unifind providers --check": (1, "README: 'exit 1 on failure'; offline every provider fails"),
+    # README: ask exits 1 when nothing was answered; offline the page and the web both fail.
+    'unifind ask "what changed?" --url': (1, "README: '1 when nothing was answered'"),
+    'unifind ask "where is my order?"': (1, "README: '1 when nothing was answered'"),
 }
 
 #: What a few commands must print, not just exit 0 with (prefix -> text in the output): the

@@ -250,7 +250,7 @@ def _print_references(out: Any, lang: str) -> None:
     shown = [r for r in refs if r.get("citation_id") in cited] or refs
     if not shown:
         return
-    sys.stdout.write(f"\n{label(lang, 'column', 'references')}:\n")
+    sys.stdout.write(f"{label(lang, 'column', 'references')}:\n")
     for ref in shown:
         title = ref.get("title") or "(untitled)"
         sys.stdout.write(f"[{ref.get('citation_id')}] {title} — {_where(ref)}\n")

@@ -123,12 +123,14 @@ async def _answer(
                     note = ev
                 else:
                     yield ev
-    if name is None:
-        note = NO_LLM
+    if not "".join(parts).strip():  # no LLM, or it failed or wrote nothing: quote the refs
+        asked = None if name is None else (note or f"the LLM (agent:{name}) wrote nothing")
         lines = extractive_answer(refs, message, plan.keywords)
-        text = "\n".join(lines) if lines else "The references hold nothing to answer from."
-        parts.append(text)
-        yield AskEvent("answer.delta", {"text": text})
+        note = _fallback_note(asked, bool(lines), plan, refs, llm is not None)
+        parts, llm, report, checks = [], None, None, []  # a sampled LLM's empty best is gone
+        if lines:
+            parts.append("\n".join(lines))
+            yield AskEvent("answer.delta", {"text": parts[0]})
     text = "".join(parts)
     if report is None or not text:
         scorer = await loading
@@ -182,6 +184,28 @@ async def _stream(
     if tail:
         parts.append(tail)
         yield AskEvent("answer.delta", {"text": tail})
+
+
+def _fallback_note(
+    failed: str | None, answered: bool, plan: Plan, refs: References, asked: bool
+) -> str:
+    """Why the answer is extractive, or why there is none (an empty text: issue #20, the
+    CLI then exits 1). ``failed``: the LLM's failure (None: no LLM); ``asked``: the LLM ran."""
+    if failed is None:
+        head = NO_LLM.removesuffix(": extractive answer.")
+    elif asked:
+        head = failed
+    else:
+        head = f"{failed.removesuffix(' wrote nothing')} was not asked (no references)"
+    if answered:
+        return NO_LLM if failed is None else f"{head}; extractive answer from the references"
+    if not plan.search:
+        why = "no search was needed"
+    elif not refs.references:
+        why = "the searches gave no references"
+    else:
+        why = "no reference holds a sentence to quote"
+    return f"{head}; {why}: no answer"
 
 
 def cap_note(llm: str, max_chars: int) -> str:
