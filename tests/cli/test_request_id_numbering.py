@@ -52,3 +52,16 @@ def test_two_processes_continue_one_numbering(kb: None) -> None:
     # Another request id is its own numbering.
     other = ids(cli("search", "label", "--kb", "docs", "--request-id", "turn-2", "--json"))
     assert sorted(other.values()) == ["ref_001", "ref_002"]
+
+
+def test_serve_says_where_citation_ids_live_without_redis(
+    unifind_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from unifind import load_settings
+    from unifind.cli.serve import _announce
+
+    _announce(load_settings(server={"auth": True}), 4)
+    err = " ".join(capsys.readouterr().err.split())
+    assert "per worker; citation ids through the records database" in err
+    _announce(load_settings(server={"auth": True}, records=False), 4)
+    assert "citation ids per worker too (records are off)" in capsys.readouterr().err

@@ -78,9 +78,12 @@ def _announce(settings: Any, workers: int) -> None:
     where = f"http://{s.host}:{s.port}"
     err_console.print(f"unifind: serving {where} (/v1, /mcp, /openapi.json), {workers} worker(s)")
     if settings.redis_url is None and workers > 1:
+        # Citation ids go through the records database without Redis (issue #20).
+        ids = "citation ids through the records database" if settings.records else (
+            "citation ids per worker too (records are off)")  # fmt: skip
         err_console.print(
-            "[yellow]warning:[/yellow] several workers without redis_url: citation ids, "
-            "the web cache and suspensions are per worker"
+            "[yellow]warning:[/yellow] several workers without redis_url: the web cache and "
+            f"suspensions are per worker; {ids}"
         )
     if not s.auth:
         who = settings.principal
