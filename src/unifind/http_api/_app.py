@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from unifind import Settings, load_settings
-from unifind.http_api import _ask_routes, _dify, _errors, _kb_routes, _routes
+from unifind.http_api import _ask_routes, _dify, _errors, _kb_routes, _routes, _searxng
 from unifind.http_api._asgi import Guard
 from unifind.http_api._mcp import mount_mcp
 from unifind.ops import Operations
@@ -95,6 +95,7 @@ def create_app(
     app.include_router(_kb_routes.router)
     app.include_router(_ask_routes.router)
     app.include_router(_dify.router)  # Dify's External Knowledge API (POST /retrieval)
+    app.include_router(_searxng.router)  # SearXNG-compatible GET /search
     if mcp and (cm := mount_mcp(app, state, settings)) is not None:
         mcp_lifespan.append(cm)
     app.add_middleware(
