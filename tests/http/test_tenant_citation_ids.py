@@ -50,3 +50,16 @@ async def test_two_tenants_with_one_request_id_each_start_at_ref_001(
     assert await ids(clients["B"], "shipping", stream) == {"shipping": "ref_002"}
     # Each tenant's own numbering goes on where it was.
     assert await ids(clients["A"], "refunds", stream) == {"refunds": "ref_002"}
+
+
+async def test_an_ask_numbers_in_its_tenant(clients: dict[str, httpx.AsyncClient]) -> None:
+    assert await ids(clients["A"], "shipping", False) == {"shipping": "ref_001"}
+    body = {"message": "when are refunds paid?", "request_id": "shared-turn", "limit": 1,
+            "sources": {"kb": {}}}  # fmt: skip
+    refs = {}
+    for name in ("A", "B"):
+        r = await clients[name].post("/v1/ask", json=body)
+        assert r.status_code == 200, r.text
+        refs[name] = {x["document_id"]: x["citation_id"] for x in r.json()["references"]}
+    # A's turn already numbered "shipping": its refunds reference comes next; B's starts anew.
+    assert refs == {"A": {"refunds": "ref_002"}, "B": {"refunds": "ref_001"}}
