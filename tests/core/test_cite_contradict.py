@@ -28,6 +28,7 @@ CLAIMS = "Claims older than 90 days are rejected without exception."
         ("reduced by 30%", 30, 30, "%"),
         ("30 percent of cases", 30, 30, "%"),
         ("longer than 2 metres", 2, 2, "[length]"),
+        ("a 2-year warranty", 2 * 31557600, 2 * 31557600, "[time]"),
         ("20 patients died", 20, 20, "count:patient"),
         ("before the 20th", 20, 20, "ordinal"),
         ("退货需在三十天内完成", 30 * 86400, 30 * 86400, "[time]"),

@@ -33,7 +33,7 @@ _RANGE_SEP = r"\s*(?:-|–|—|to|and|or|~|至|到)\s*"
 # A number or range, then up to three words (the unit is one of them). "€5", "$10" too.
 _QUANTITY = re.compile(
     rf"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)(?P<cur>[€$£¥])?(?P<a>{_NUM})(?:{_RANGE_SEP}(?P<b>{_NUM}))?"
-    rf"(?P<ord>st|nd|rd|th)?(?![\w.]*\d)(?P<pct>\s*%)?(?P<after>(?:\s*[^\W\d_]+){{0,3}})",
+    rf"(?P<ord>st|nd|rd|th)?(?![\w.]*\d)(?P<pct>\s*%)?(?P<after>(?:[\s\-]*[^\W\d_]+){{0,3}})",
     re.I,
 )
 # Words that are never the unit: "5 in the box" is not 5 inches, "3 a day" not 3 years.
