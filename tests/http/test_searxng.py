@@ -158,3 +158,9 @@ def test_no_auth_on_loopback_and_unrecorded_urls(
         assert r.json()["results"][0]["url"] == "unifind://kb/docs/refunds"
     finally:
         s.close()
+
+
+def test_only_get_is_served(live: str, key_a: str) -> None:
+    r = httpx.post(f"{live}/search", data={"q": "refunds", "format": "json"},
+                   headers=bearer(key_a), timeout=30)  # fmt: skip
+    assert r.status_code == 405
