@@ -8,7 +8,8 @@ median CPU time, user + system, of the process and its children):
 * ``python -c pass``: the floor of this machine at this moment, measured in the same run;
 * ``unifind --help``;
 * ``unifind search "how do refunds work" --kb demo`` in ``--mode text`` and ``--mode hybrid``
-  (hybrid loads the bge-small ONNX embedder);
+  (hybrid loads the bge-small ONNX embedder), and text again with ``UNIFIND_RECORDS=false``
+  (no records database: it keeps each request's citation numbers across processes);
 * ``unifind ask MESSAGE --plan --json`` for a greeting, a DB-ish and a Chinese message, and
   the greeting once more with the intent stage's KB cache deleted before every run (the
   first plan after the KB changed).
@@ -103,6 +104,10 @@ def demo_rows(repeats: int, env: dict[str, str], home: Path) -> dict[str, dict[s
         ),
         f'unifind search "{QUERY}" --kb demo --mode hybrid': _measure(
             repeats, [*search, "hybrid"], env
+        ),
+        # Without the records database (which keeps citation numbers across processes, #20).
+        f'UNIFIND_RECORDS=false unifind search "{QUERY}" --kb demo --mode text': _measure(
+            repeats, [*search, "text"], {**env, "UNIFIND_RECORDS": "false"}
         ),
     }
     for kind, message in ASKS.items():
