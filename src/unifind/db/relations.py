@@ -71,7 +71,7 @@ def learn_relations(
 ) -> dict[str, Model]:
     """Check every relation's keys against the tables, learn relations from foreign keys
     for models that declare none, and record the types of unexposed join keys."""
-    learned = _from_foreign_keys(models, insp)
+    learned = _from_foreign_keys(models, insp, tables)
     out = {
         n: m.model_copy(update={"relations": learned[n]}) if n in learned else m
         for n, m in models.items()
@@ -96,7 +96,9 @@ def learn_relations(
     return out
 
 
-def _from_foreign_keys(models: Mapping[str, Model], insp: Any) -> dict[str, dict[str, Relation]]:
+def _from_foreign_keys(
+    models: Mapping[str, Model], insp: Any, tables: Mapping[str, dict[str, ColumnType]]
+) -> dict[str, dict[str, Relation]]:
     """``belongs_to`` along each single-column foreign key between two declared models, and
     the ``has_many`` back, named after the other model (the column without ``_id`` when
     two keys reach one model). Only for models whose ``relations`` are not declared."""
@@ -114,11 +116,25 @@ def _from_foreign_keys(models: Mapping[str, Model], insp: Any) -> dict[str, dict
                 target = by_table.get((fk.get("referred_table"), model.db_schema))
             if target is None or len(cols) != 1 or len(refs) != 1:
                 continue
+            # SQLite keeps a key's column as written in the constraint ('Cust_ID' for the
+            # column cust_ID): the table's own spelling, or no relation (issue #19: a
+            # KeyError here failed every request on such a database).
+            col, ref = _spelt(cols[0], tables.get(name)), _spelt(refs[0], tables.get(target))
+            if col is None or ref is None:
+                continue
+            cols, refs = [col], [ref]
             if name in found:
                 _add(found[name], target, cols[0], "belongs_to", refs[0], cols[0])
             if target in found:
                 _add(found[target], name, cols[0], "has_many", cols[0], refs[0])
     return found
+
+
+def _spelt(column: str, actual: dict[str, ColumnType] | None) -> str | None:
+    """``column`` as the table spells it (SQL names are case-insensitive), or None."""
+    if actual is None or column in actual:
+        return column if actual is not None else None
+    return next((c for c in actual if c.casefold() == column.casefold()), None)
 
 
 def _add(
