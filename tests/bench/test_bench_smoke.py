@@ -87,9 +87,13 @@ def test_quality_runs_every_mode_and_writes_results(
     assert (tmp_path / "cache" / "embeddings.sqlite").is_file()
 
 
-def test_missing_dataset_names_the_flag(bench: ModuleType, tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="--data DIR"):
+def test_missing_dataset_names_the_flag(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
         bench.main(["--data", str(tmp_path), "--sets", "nope", "--out", "-"])
+    assert exc.value.code == 2
+    assert "--data DIR" in capsys.readouterr().err
 
 
 def test_unknown_mode_is_refused(bench: ModuleType) -> None:
