@@ -66,15 +66,13 @@ def kb_home(unifind_home: Path) -> Path:
     return unifind_home
 
 
-def test_a_text_search_imports_no_agent_web_db_or_model(
-    kb_home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # With records on, a search keeps its citation numbers in the records database (#20),
-    # which the records store opens through SQLAlchemy; off, nothing may load it.
-    monkeypatch.setenv("UNIFIND_RECORDS", "false")
+def test_a_text_search_imports_no_agent_web_db_or_model(kb_home: Path) -> None:
+    # Records on (the default): the search keeps its citation numbers in the records file
+    # (#20) through sqlite3, not the SQLAlchemy records store (#18).
     argv = ["search", "refunds", "--kb", "handbook", "--mode", "text"]
     loaded = _imported_after(argv, (*NOT_FOR_A_SEARCH, "unifind.agent.intent", "yaml"))
     assert loaded == set()
+    assert (kb_home / "records.sqlite").is_file()  # the numbering was kept, not skipped
 
 
 def test_a_plan_imports_no_web_client_model_or_server(kb_home: Path) -> None:

@@ -8,9 +8,7 @@ key, so a request id another tenant used is a fresh numbering here and says noth
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -18,19 +16,16 @@ from typing import Any
 
 import sqlalchemy as sa
 
+# One definition of the key, scope and race rules for both stores (the sqlite3 one serves a
+# local records file without SQLAlchemy: issue #18).
+from unifind.store._citation_ids_sqlite import BATCH as _BATCH
+from unifind.store._citation_ids_sqlite import RACE as _RACE
+from unifind.store._citation_ids_sqlite import TRIES as _TRIES
+from unifind.store._citation_ids_sqlite import digest, scope_of
+
+__all__ = ["RecordCitationIds", "scope_of"]
+
 log = logging.getLogger(__name__)
-
-#: Attempts when another process numbered the same request at the same moment.
-_TRIES = 5
-#: What a concurrent writer looks like from here (SQLite's and PostgreSQL's words).
-_RACE = re.compile(r"locked|already exists|could not serialize", re.I)
-#: Keys per ``IN (...)`` list: SQLite allows 32,766 bound parameters, others fewer.
-_BATCH = 500
-
-
-def scope_of(tenant: str | None) -> str:
-    """The row scope of a tenant: ``-`` for none (NULLs are never equal in a UNIQUE index)."""
-    return "-" if tenant is None else f"t:{tenant}"
 
 
 class RecordCitationIds:
@@ -46,7 +41,7 @@ class RecordCitationIds:
         None when the database can't answer (the caller numbers in its own process)."""
         if not keys:
             return []
-        digests = [hashlib.sha256(k.encode()).hexdigest() for k in keys]
+        digests = [digest(k) for k in keys]
         try:
             for _ in range(_TRIES):
                 try:
