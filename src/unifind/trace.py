@@ -61,7 +61,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{unsupported} of {checked} cited sentence(s) unsupported"
         ),
         "ask_unsupported": "  unsupported ({score}): {sentence}",
-        "ask_verdict": "  {verdict} {cite}: {sentence} ({reason})",
+        "ask_verdict": "  {verdict}{cite}: {sentence} ({reason})",
         "ask_verdict_source": "      source {cite}: {source}",
         "verdict_supported": "supported",
         "verdict_contradicted": "contradicted",
@@ -110,7 +110,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{checked} 个带引用的句子中 {unsupported} 个缺乏依据"
         ),
         "ask_unsupported": "  缺乏依据（{score}）：{sentence}",
-        "ask_verdict": "  {verdict} {cite}：{sentence}（{reason}）",
+        "ask_verdict": "  {verdict}{cite}：{sentence}（{reason}）",
         "ask_verdict_source": "      来源 {cite}：{source}",
         "verdict_supported": "有依据",
         "verdict_contradicted": "与来源矛盾",

@@ -50,7 +50,7 @@ def test_text_output_shows_each_flagged_pair_and_its_source(
             "(number: '90 days' vs '30 days')") in lines  # fmt: skip
     assert "source [ref_001]: Refunds take 30 days from delivery." in lines
     assert any(line.startswith("unknown id [ref_009]: Shipping is free") for line in lines)
-    assert any(line.startswith("uncited claim : - Refunds are paid in gold bars") for line in lines)
+    assert any(line.startswith("uncited claim: - Refunds are paid in gold bars") for line in lines)
     assert not any(line.startswith("supported") for line in lines)  # only flags are listed
 
 

@@ -327,7 +327,7 @@ def _print_verdicts(verdicts: Any, lang: str) -> None:
     for v in verdicts:
         if v.verdict == "supported":
             continue
-        cite = f"[{v.citation}]" if v.citation else ""
+        cite = f" [{v.citation}]" if v.citation else ""
         kind = message(lang, f"verdict_{v.verdict}")
         line = message(lang, "ask_verdict", verdict=kind, cite=cite, sentence=v.sentence,
                        reason=v.reason)  # fmt: skip
