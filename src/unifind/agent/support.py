@@ -5,10 +5,13 @@ A sentence's support by one reference is the probability of the mode's logistic 
 (:mod:`unifind.agent._support_features`): ``lexical`` (share of the sentence's content terms
 in the reference), ``embed`` (lexical + the best bge-small cosine between the sentence and a
 sentence window of the reference) or ``cross`` (both + the ms-marco cross-encoder over the
-best windows). The sentence's support is the best over the known references it cites; below
-the mode's threshold (chosen on the SciFact train claims) it is flagged unsupported. Tokens
-that match no shown reference are flagged ``unknown`` on the sentence; a sentence that cites
-only such tokens is unsupported (probability 0).
+best windows). Each cited id is judged on its own (issue #20: the best of a list covered
+for a wrong id next to it): ``supported`` when its probability reaches the mode's threshold
+(chosen on the SciFact train claims) and no aligned sentence of it contradicts the claim
+(:mod:`unifind.cite.contradict`), else ``contradicted`` or ``not_supported``; a token that
+matches no shown reference is ``unknown_id``. A sentence is supported when every known id it
+cites is (``score`` stays the best probability); one citing only unknown tokens is not
+(probability 0).
 
 Chinese: bge-small-en-v1.5 and the ms-marco cross-encoder are English models (their
 vocabularies hold single CJK characters, no words), so a sentence that is mostly Han script is
