@@ -70,7 +70,9 @@ def test_a_text_search_imports_no_agent_web_db_or_model(kb_home: Path) -> None:
     # Records on (the default): the search keeps its citation numbers in the records file
     # (#20) through sqlite3, not the SQLAlchemy records store (#18).
     argv = ["search", "refunds", "--kb", "handbook", "--mode", "text"]
-    loaded = _imported_after(argv, (*NOT_FOR_A_SEARCH, "unifind.agent.intent", "yaml"))
+    loaded = _imported_after(
+        argv, (*NOT_FOR_A_SEARCH, "unifind.agent.intent", "yaml", "unifind.kb.ingest")
+    )
     assert loaded == set()
     assert (kb_home / "records.sqlite").is_file()  # the numbering was kept, not skipped
 

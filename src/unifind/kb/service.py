@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from unifind.analysis import get_analyzer
 from unifind.config import Settings, load_settings
@@ -58,13 +58,26 @@ from unifind.kb._tenancy import (
 from unifind.kb.acl import ACL_KEY, OPERATOR, Caller, acl_of, can_change, can_see, make_acl
 from unifind.kb.acl import tenant_of as _tenant_of
 from unifind.kb.base import CollectionInfo, DocumentInfo, KBStore
-from unifind.kb.ingest import FileOutcome, IngestReport, ingest_files, ingest_text
 from unifind.kb.routing import RoutingStore, open_routing
 from unifind.kb.search import search_collections
 from unifind.kb.stores import describe
 from unifind.types import LegReport, SearchRequest, SearchResult, Status
 
+if TYPE_CHECKING:
+    from unifind.kb.ingest import FileOutcome, IngestReport
+
 __all__ = ["OPERATOR", "FileOutcome", "IngestReport", "KnowledgeBase"]
+
+
+def __getattr__(name: str) -> Any:
+    # The ingest pipeline (extraction, chunking, the graph) loads when a caller writes or
+    # names it, not for every search (CLI start-up, issue #18).
+    if name in ("FileOutcome", "IngestReport"):
+        from unifind.kb import ingest
+
+        return getattr(ingest, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 EmbedderFactory = Callable[[str], Embedder]
 
@@ -345,6 +358,8 @@ class KnowledgeBase:
         the ``include``/``exclude`` globs select are read; ``sync`` removes the documents
         of files the folders no longer hold (see :func:`~unifind.kb.ingest.ingest_files`).
         """
+        from unifind.kb.ingest import ingest_files
+
         info = self._info(name, principal, change=True)
         with self._scoped(principal):
             return ingest_files(
@@ -376,6 +391,8 @@ class KnowledgeBase:
         principal: Caller = None,
     ) -> FileOutcome:
         """Ingest raw text as one document."""
+        from unifind.kb.ingest import ingest_text
+
         info = self._info(name, principal, change=True)
         with self._scoped(principal):
             return ingest_text(
