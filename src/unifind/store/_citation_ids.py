@@ -8,8 +8,6 @@ key, so a request id another tenant used is a fresh numbering here and says noth
 
 from __future__ import annotations
 
-import logging
-import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -20,12 +18,17 @@ import sqlalchemy as sa
 # local records file without SQLAlchemy: issue #18).
 from unifind.store._citation_ids_sqlite import BATCH as _BATCH
 from unifind.store._citation_ids_sqlite import RACE as _RACE
-from unifind.store._citation_ids_sqlite import TRIES as _TRIES
-from unifind.store._citation_ids_sqlite import digest, scope_of
+from unifind.store._citation_ids_sqlite import numbered, scope_of
 
 __all__ = ["RecordCitationIds", "scope_of"]
 
-log = logging.getLogger(__name__)
+
+def _raced(exc: Exception) -> bool:
+    """Another process took those numbers first, holds SQLite's write lock or created the
+    table a moment ago: read again. Other faults are real."""
+    if isinstance(exc, sa.exc.IntegrityError):
+        return True
+    return isinstance(exc, sa.exc.OperationalError) and bool(_RACE.search(str(exc)))
 
 
 class RecordCitationIds:
@@ -39,26 +42,12 @@ class RecordCitationIds:
     def assign(self, request_id: str, keys: Sequence[str]) -> list[int] | None:
         """The number of each key (a known key keeps its own, a new one takes the next);
         None when the database can't answer (the caller numbers in its own process)."""
-        if not keys:
-            return []
-        digests = [digest(k) for k in keys]
-        try:
-            for _ in range(_TRIES):
-                try:
-                    self._ready()
-                    return self._assign(request_id, digests)
-                except (sa.exc.IntegrityError, sa.exc.OperationalError) as exc:
-                    # Another process took those numbers first, holds SQLite's write lock
-                    # or created the table a moment ago: read again. Other faults are real.
-                    if isinstance(exc, sa.exc.OperationalError) and not _RACE.search(str(exc)):
-                        raise
-                    time.sleep(0.02)
-        except Exception as exc:  # a records fault must never fail a search
-            log.warning("citation numbers of %r not kept in the records: %s", request_id, exc)
-            return None
-        log.warning("citation numbers of %r: %d conflicting writers, numbered here",
-                    request_id, _TRIES)  # fmt: skip
-        return None
+
+        def attempt(digests: list[str]) -> list[int]:
+            self._ready()
+            return self._assign(request_id, digests)
+
+        return numbered(request_id, keys, attempt, _raced)
 
     def _assign(self, request_id: str, digests: list[str]) -> list[int]:
         t = self.table

@@ -16,7 +16,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -61,6 +61,34 @@ def digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+def numbered(
+    request_id: str,
+    keys: Sequence[str],
+    attempt: Callable[[list[str]], list[int]],
+    is_race: Callable[[Exception], bool],
+) -> list[int] | None:
+    """Both stores' ``assign``: ``attempt`` the key digests up to TRIES times while
+    ``is_race`` says another writer was in the way; None (the caller numbers in its own
+    process) when the database can't answer, since a records fault never fails a search."""
+    if not keys:
+        return []
+    digests = [digest(k) for k in keys]
+    try:
+        for _ in range(TRIES):
+            try:
+                return attempt(digests)
+            except Exception as exc:
+                if not is_race(exc):
+                    raise
+                time.sleep(0.02)
+    except Exception as exc:
+        log.warning("citation numbers of %r not kept in the records: %s", request_id, exc)
+        return None
+    log.warning("citation numbers of %r: %d conflicting writers, numbered here",
+                request_id, TRIES)  # fmt: skip
+    return None
+
+
 def sqlite_file(settings: Settings) -> Path | None:
     """The records file when the records live in a local SQLite file this module can
     serve, else None (another database: the SQLAlchemy store numbers)."""
@@ -71,6 +99,11 @@ def sqlite_file(settings: Settings) -> Path | None:
     if m is None or m.group(1) == ":memory:":
         return None
     return Path(m.group(1))
+
+
+def _locked(exc: Exception) -> bool:
+    """Another process holds the write lock past the timeout: try again."""
+    return isinstance(exc, sqlite3.OperationalError) and bool(RACE.search(str(exc)))
 
 
 class SqliteCitationIds:
@@ -84,24 +117,9 @@ class SqliteCitationIds:
     def assign(self, request_id: str, keys: Sequence[str]) -> list[int] | None:
         """The number of each key (a known key keeps its own, a new one takes the next);
         None when the database can't answer (the caller numbers in its own process)."""
-        if not keys:
-            return []
-        digests = [digest(k) for k in keys]
-        try:
-            for _ in range(TRIES):
-                try:
-                    return self._assign(request_id, digests)
-                except sqlite3.OperationalError as exc:
-                    # Another process holds the write lock past the timeout: try again.
-                    if not RACE.search(str(exc)):
-                        raise
-                    time.sleep(0.02)
-        except Exception as exc:  # a records fault must never fail a search
-            log.warning("citation numbers of %r not kept in the records: %s", request_id, exc)
-            return None
-        log.warning("citation numbers of %r: %d conflicting writers, numbered here",
-                    request_id, TRIES)  # fmt: skip
-        return None
+        return numbered(
+            request_id, keys, lambda digests: self._assign(request_id, digests), _locked
+        )
 
     def _connect(self) -> sqlite3.Connection:
         # Autocommit: the transaction is the explicit BEGIN IMMEDIATE below.
