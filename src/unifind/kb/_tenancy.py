@@ -39,7 +39,7 @@ def check_name(name: object) -> str:
     if not isinstance(name, str) or _NAME.fullmatch(name) is None:
         raise InputError(
             f"collection name {name!r} is not valid: use 1-64 letters, digits, '.', '-' or "
-            f"'_' (not two in a row), not starting with '.' or '-' (pattern {NAME_PATTERN})",
+            f"'_', not starting with '.' or '-', without '__' (pattern {NAME_PATTERN})",
             field="name",
         )
     return name
