@@ -46,3 +46,14 @@ def ids(conn_url: str, sql: str) -> list[int]:
             return [r[0] for r in conn.execute(sa.text(sql))]
     finally:
         engine.dispose()
+
+
+@pytest.fixture
+def sports(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
+    """The issue-#19 athletes schema (tests/db/_schema19.py) and a leg over it."""
+    from ._schema19 import athletes_db
+
+    url, models = athletes_db(tmp_path)
+    leg = DBLeg(url, models)
+    yield leg, url
+    leg.close()

@@ -6,7 +6,6 @@ with an aggregate ("older than the average") is named, never answered as the agg
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +14,7 @@ import pytest
 from unifind.db.leg import DBLeg
 from unifind.types import SearchRequest
 
-from ._schema19 import athletes_db, query
-
-
-@pytest.fixture
-def sports(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
-    url, models = athletes_db(tmp_path)
-    leg = DBLeg(url, models)
-    yield leg, url
-    leg.close()
+from ._schema19 import query
 
 
 async def ask(leg: DBLeg, q: str) -> tuple[dict[str, Any], Any]:

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,15 +10,7 @@ import pytest
 from unifind.db.leg import DBLeg
 from unifind.types import SearchRequest
 
-from ._schema19 import athletes_db, query
-
-
-@pytest.fixture
-def sports(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
-    url, models = athletes_db(tmp_path)
-    leg = DBLeg(url, models)
-    yield leg, url
-    leg.close()
+from ._schema19 import query
 
 
 async def ask(leg: DBLeg, q: str) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:

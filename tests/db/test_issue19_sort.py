@@ -4,23 +4,12 @@ is reported, not guessed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from unifind.db.leg import DBLeg
 from unifind.types import SearchRequest
 
-from ._schema19 import athletes_db, query
-
-
-@pytest.fixture
-def sports(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
-    url, models = athletes_db(tmp_path)
-    leg = DBLeg(url, models)
-    yield leg, url
-    leg.close()
+from ._schema19 import query
 
 
 async def ask(leg: DBLeg, q: str) -> tuple[dict[str, object], list[int], tuple[str, ...]]:

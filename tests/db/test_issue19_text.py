@@ -4,23 +4,12 @@ such phrase is no text condition."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from unifind.db.leg import DBLeg
 from unifind.types import SearchRequest
 
-from ._schema19 import athletes_db, query
-
-
-@pytest.fixture
-def sports(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
-    url, models = athletes_db(tmp_path)
-    leg = DBLeg(url, models)
-    yield leg, url
-    leg.close()
+from ._schema19 import query
 
 
 @pytest.mark.parametrize(

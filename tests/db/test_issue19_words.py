@@ -6,7 +6,6 @@ the sampled text are named in a note."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +16,6 @@ from unifind.db.models import VOCAB_ROWS
 from unifind.types import SearchRequest
 
 from ._schema19 import athletes_db, query
-
-
-@pytest.fixture
-def sports(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
-    url, models = athletes_db(tmp_path)
-    leg = DBLeg(url, models)
-    yield leg, url
-    leg.close()
 
 
 async def ask(leg: DBLeg, q: str, model: str = "athletes") -> tuple[dict[str, Any], Any]:
