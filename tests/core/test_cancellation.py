@@ -27,6 +27,9 @@ async def test_race_loser_closes_its_socket() -> None:
     )
     kb = FakeLeg("kb", 0.3, fake_items("kb", 1))
     s = Searcher(settings, legs={"kb": kb})
+    # Build the web leg before the race: its first use imports the HTTP stack and the
+    # provider, which on a loaded machine took longer than the kb leg's 0.3 s.
+    s.leg("web")
     async with server:
         res = await s.race(
             [SearchRequest(type="web", query="q"), SearchRequest(type="kb", query="q")]
