@@ -65,3 +65,42 @@ def test_config_file_mistakes_are_named(tmp_path: Path) -> None:
     good.write_text("kb:\n  fusion: convex\nagents:\n  judge: {model: m, base_url: http://x}\n")
     settings = load_settings(good)
     assert settings.kb.fusion == "convex" and settings.agents["judge"]["model"] == "m"
+
+
+def test_a_known_name_resolves_without_reading_entry_points(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Scanning every installed distribution's entry points costs ~10-20 ms a process (#18);
+    # an entry point never replaces a known name, so resolving one needs no scan.
+    import unifind.registry as reg_module
+
+    scans: list[str] = []
+    monkeypatch.setattr(reg_module, "entry_points", lambda group: scans.append(group) or [])
+    reg: Registry[object] = Registry("widgets", {"dumps": "json:dumps"})
+    assert reg.get("dumps") and "dumps" in reg and scans == []
+    assert "loads" not in reg and scans == ["unifind.widgets"]  # an unknown name scans, once
+    assert reg.names() == ["dumps"] and scans == ["unifind.widgets"]
+
+
+def test_entry_points_keep_their_place_and_never_return_a_removed_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from importlib.metadata import EntryPoint
+
+    import unifind.registry as reg_module
+
+    eps = [
+        EntryPoint("dumps", "json:loads", "unifind.widgets"),  # shadowed by the built-in
+        EntryPoint("plug", "json:JSONDecoder", "unifind.widgets"),
+    ]
+    monkeypatch.setattr(reg_module, "entry_points", lambda group: eps)
+    reg: Registry[object] = Registry("widgets", {"dumps": "json:dumps"})
+    reg.get("dumps")  # no scan needed for this one
+    reg.register("late", "json:JSONEncoder")
+    assert reg.names() == ["dumps", "plug", "late"]  # as if scanned at the first use
+
+    other: Registry[object] = Registry("widgets", {"dumps": "json:dumps"})
+    other.get("dumps")
+    other.unregister("dumps")  # the shadowed entry point does not take its place
+    with pytest.raises(UnknownName):
+        other.get("dumps")
