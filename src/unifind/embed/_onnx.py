@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind._deps import require
-from unifind.embed._onnx_cache import open_session
+from unifind.embed._onnx_cache import keep_sha256, kept_sha256, open_session
 from unifind.embed.base import Embedder, Vectors, normalize
 from unifind.errors import ConfigError
 
@@ -55,17 +55,27 @@ _HASH_LOCK = threading.Lock()
 
 
 def file_sha256(path: Path) -> str:
-    """Hex sha256 of a file, computed once per process per (path, mtime, size)."""
-    st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    """Hex sha256 of a file, computed once per process per (path, mtime, size), and kept in
+    the home for the next process while the file's stat is unchanged (``_onnx_cache``)."""
+    real = path.resolve()
+    st = real.stat()
+    key = (str(real), st.st_mtime_ns, st.st_size)
     with _HASH_LOCK:
         if key not in _HASHES:
-            digest = hashlib.sha256()
-            with path.open("rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    digest.update(block)
-            _HASHES[key] = digest.hexdigest()
+            kept = kept_sha256(real, st)
+            if kept is None:
+                kept = _hash(real)
+                keep_sha256(real, st, kept)
+            _HASHES[key] = kept
         return _HASHES[key]
+
+
+def _hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def verify_sha256(path: Path, expected: str) -> None:

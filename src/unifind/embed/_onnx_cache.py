@@ -13,6 +13,11 @@ onnxruntime's version and this machine's CPU (architecture and feature flags).
 It lives in ``<home>/cache/onnx`` (``UNIFIND_HOME``, else ``~/.unifind`` when that
 exists), never in a shared temp dir: the file is a program onnxruntime runs. Writing is
 atomic (a temp file renamed); a kept file that fails to load is replaced.
+
+The model's sha256 (checked against the tested one, and naming the kept graph) is kept
+there too, in ``sha256.json``: hashing bge-small's 34 MB costs ~50 ms a process. A kept
+digest is used only while the file's device, inode, size, mtime and ctime are the ones it
+was computed for; ctime changes with any write or ``utime``, and no caller can set it.
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import json
 import logging
 import os
 import platform
+import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +50,82 @@ def _machine() -> str:
     return f"{platform.machine()} {platform.processor()} {flags}"
 
 
-def kept_graph(model: Path, model_sha256: str, ort_version: str) -> Path | None:
-    """Where the optimised graph of ``model`` is kept on this machine; None with no home."""
+def _folder() -> Path | None:
+    """``<home>/cache/onnx``; None when there is no home folder."""
     home = os.environ.get("UNIFIND_HOME") or "~/.unifind"
     folder = Path(home).expanduser()
     if not folder.is_dir():  # a home is created by unifind's own commands, not here
         return None
+    return folder / "cache" / "onnx"
+
+
+def kept_graph(model: Path, model_sha256: str, ort_version: str) -> Path | None:
+    """Where the optimised graph of ``model`` is kept on this machine; None with no home."""
+    folder = _folder()
+    if folder is None:
+        return None
     digest = hashlib.sha256(f"{model_sha256}\0{ort_version}\0{_machine()}".encode())
-    return folder / "cache" / "onnx" / f"{model.stem}-{digest.hexdigest()[:20]}.onnx"
+    return folder / f"{model.stem}-{digest.hexdigest()[:20]}.onnx"
+
+
+_DIGESTS = "sha256.json"
+#: How old (ctime) a file must be for its digest to be kept.
+SETTLED_NS = 2_000_000_000
+
+
+def _stamp(st: os.stat_result) -> list[int]:
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _digests(folder: Path) -> dict[str, Any]:
+    try:
+        kept = json.loads((folder / _DIGESTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none yet, unreadable or damaged: hashed again
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def kept_sha256(path: Path, st: os.stat_result) -> str | None:
+    """The sha256 kept for the file at ``path`` (resolved) as ``st`` describes it, if any."""
+    folder = _folder()
+    entry = _digests(folder).get(str(path)) if folder is not None else None
+    if not isinstance(entry, dict) or entry.get("stat") != _stamp(st):
+        return None
+    digest = entry.get("sha256")
+    ok = isinstance(digest, str) and re.fullmatch("[0-9a-f]{64}", digest) is not None
+    return digest if ok else None
+
+
+def keep_sha256(path: Path, st: os.stat_result, digest: str) -> None:
+    """Keep ``digest`` for ``path`` as ``st`` describes it (nothing kept with no home, or
+    when the file changed since ``st``: the digest may be of neither version)."""
+    folder = _folder()
+    try:
+        changed = _stamp(path.stat()) != _stamp(st)
+    except OSError:
+        changed = True
+    # A file changed within the last moments may change again inside the same timestamp
+    # tick (~4 ms) without its ctime moving: keep only digests of settled files (as git
+    # treats "racily clean" entries). An installed model is older than that.
+    if folder is None or changed or time.time_ns() - st.st_ctime_ns < SETTLED_NS:
+        return
+    kept = _digests(folder)
+    kept[str(path)] = {"stat": _stamp(st), "sha256": digest}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".json.tmp")
+    except OSError as exc:  # a read-only home: hash again next time
+        log.debug("no sha256 record in %s: %s", folder, exc)
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(kept, fh)
+        os.replace(tmp, folder / _DIGESTS)  # atomic: a reader sees the old or the new file
+    except OSError as exc:
+        log.debug("no sha256 record in %s: %s", folder, exc)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def open_session(ort: Any, model: Path, model_sha256: str, opts: Any) -> Any:
