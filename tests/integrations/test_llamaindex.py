@@ -1,0 +1,139 @@
+"""Issue #21: the LlamaIndex retriever inside a real RetrieverQueryEngine, and the
+FunctionTool, over a real embedded KB, with the network blocked (tests/conftest.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("llama_index.core")
+
+from llama_index.core.llms import MockLLM
+from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import NodeWithScore
+from llama_index.core.vector_stores.types import (
+    FilterCondition,
+    FilterOperator,
+    MetadataFilter,
+    MetadataFilters,
+)
+
+from unifind import InputError, Searcher, SearchRequest
+from unifind.integrations.llamaindex import UnifindRetriever, search_tool
+
+
+@pytest.fixture(autouse=True)
+def _bundled_data_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # llama-index-core reads NLTK data and tiktoken encodings from its wheel unless these
+    # point elsewhere (where they'd be downloaded: the network is blocked here).
+    monkeypatch.delenv("NLTK_DATA", raising=False)
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+
+
+def test_nodes_carry_citation_provenance_and_statuses(kb_searcher: Searcher) -> None:
+    retriever = UnifindRetriever(kb_searcher, collections=["handbook"], similarity_top_k=3)
+    nodes = retriever.retrieve("how are refunds paid")
+    assert len(nodes) == 3 and all(isinstance(n, NodeWithScore) for n in nodes)
+    top = nodes[0]
+    assert top.node.metadata["citation_id"] == "ref_001"
+    assert top.node.metadata["document_id"] == "refunds"
+    assert top.node.get_content().startswith("Refunds are paid within 30 days")
+    assert top.score == top.node.metadata["score"]
+    assert [m["leg"] for m in top.node.metadata["matched"]] and top.node.metadata["status"] == "ok"
+    statuses = top.node.metadata["statuses"]
+    assert {(s["leg"], s["backend"], s["status"]) for s in statuses} == {("kb", "handbook", "ok")}
+
+
+def test_same_ranking_as_the_direct_call(kb_searcher: Searcher) -> None:
+    query = "damaged goods refund"
+    req = SearchRequest(type="kb", query=query, limit=4, collections=("handbook",))
+    direct = kb_searcher.fuse(kb_searcher.all_sync([req]), top_n=4)
+    nodes = UnifindRetriever(kb_searcher, collections=["handbook"], similarity_top_k=4).retrieve(
+        query
+    )
+    assert [(n.node.metadata["chunk_id"], n.score) for n in nodes] == [
+        (it.chunk_id, it.score) for it in direct
+    ]
+
+
+async def test_query_engine_runs_the_retriever(kb_searcher: Searcher) -> None:
+    retriever = UnifindRetriever(kb_searcher, collections=["handbook"], similarity_top_k=2)
+    # A real response synthesizer ("compact": prompt packing with the tokenizer llama-index
+    # ships) answered by llama-index's own MockLLM, which echoes the prompt it was given.
+    engine = RetrieverQueryEngine.from_args(retriever, llm=MockLLM())
+    response = engine.query("how are refunds paid")
+    assert [n.node.metadata["citation_id"] for n in response.source_nodes] == [
+        "ref_001",
+        "ref_002",
+    ]
+    prompt = str(response)  # MockLLM's answer is the prompt: the context reached the LLM
+    assert "Refunds are paid within 30 days" in prompt
+    assert "citation_id: ref_001" in prompt and "statuses" not in prompt
+    aresponse = await engine.aquery("reset a password")
+    assert aresponse.source_nodes[0].node.metadata["document_id"] == "passwords"
+
+
+def test_metadata_filters_eq_and_in(kb_searcher: Searcher) -> None:
+    eq = MetadataFilters(filters=[MetadataFilter(key="lang", value="de")])
+    nodes = UnifindRetriever(kb_searcher, filters=eq).retrieve("refund policy")
+    assert [n.node.metadata["document_id"] for n in nodes] == ["rueckerstattung"]
+    both = MetadataFilters(
+        filters=[
+            MetadataFilter(key="team", value=["support"], operator=FilterOperator.IN),
+            MetadataFilter(key="lang", value="en"),
+        ],
+        condition=FilterCondition.AND,
+    )
+    nodes = UnifindRetriever(kb_searcher, filters=both, similarity_top_k=5).retrieve("refund")
+    assert {n.node.metadata["document_id"] for n in nodes} <= {"refund-status", "passwords"}
+    assert nodes and nodes[0].node.metadata["document_id"] == "refund-status"
+
+
+@pytest.mark.parametrize(
+    ("filters", "named"),
+    [
+        (MetadataFilters(filters=[MetadataFilter(key="year", value=2020, operator=">")]), "'>'"),
+        (
+            MetadataFilters(
+                filters=[MetadataFilter(key="a", value=1), MetadataFilter(key="b", value=2)],
+                condition=FilterCondition.OR,
+            ),
+            "'or'",
+        ),
+        (MetadataFilters(filters=[MetadataFilter(key="t", value="x", operator="nin")]), "'nin'"),
+    ],
+)
+def test_unsupported_filter_is_a_clear_error(
+    kb_searcher: Searcher, filters: MetadataFilters, named: str
+) -> None:
+    with pytest.raises(InputError) as err:
+        UnifindRetriever(kb_searcher, filters=filters)
+    assert named in str(err.value) and "supported" in str(err.value), str(err.value)
+
+
+def test_function_tool_answers_with_cited_text(kb_searcher: Searcher) -> None:
+    tool = search_tool(kb_searcher)
+    assert tool.metadata.name == "search"
+    params = tool.metadata.get_parameters_dict()
+    assert params["required"] == ["query"] and "collections" in params["properties"]
+    assert tool.metadata.to_openai_tool()["function"]["parameters"] == params
+    out = tool.call(query="how are refunds paid", collections=["handbook"], max_results=2)
+    assert not out.is_error
+    assert "[ref_001]" in out.content and "Refunds" in out.content
+    assert out.raw_output["items"][0]["citation_id"] == "ref_001"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ({"collections": ["handbook"]}, "query"),
+        ({"query": "refunds", "top_k": 3}, "`top_k`: no such argument"),
+    ],
+)
+async def test_bad_tool_call_is_in_band(
+    kb_searcher: Searcher, args: dict[str, Any], said: str
+) -> None:
+    tool = search_tool(kb_searcher)
+    for out in (tool.call(**args), await tool.acall(**args)):
+        assert out.is_error and said in out.content, out.content
