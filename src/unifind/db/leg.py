@@ -216,7 +216,9 @@ class DBLeg:
             table = sql_table(model)
             permission = permission_clause(model, table, principal)
             try:
-                gen = await generator.generate(req.query, model, strict=strict)
+                # A generator that reads joins (the builtin) is given every model.
+                extra = {"models": models} if getattr(generator, "joins", False) else {}
+                gen = await generator.generate(req.query, model, strict=strict, **extra)
             except InputError as exc:
                 # The request was valid; what the question became was not (a number out of
                 # the column's range): this model is not searched, and says so.
@@ -378,6 +380,8 @@ def _choose(
 def _mentioned(model: Model, text: str) -> bool:
     """Named by an alias, or one of its enumerated values is ("sony" → products)."""
     words = {model.name, model.table, *model.aliases}
+    # "which customer": a plural model name in the singular names it too.
+    words.update(w[:-1] for w in (model.name, model.table) if w.endswith("s") and len(w) > 3)
     for col in model.columns.values():
         for value, aliases in (col.values or {}).items():
             words.update((value, value.replace("_", " "), *aliases))

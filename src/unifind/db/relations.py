@@ -9,6 +9,7 @@ as long as it is written, and its length is bounded (:data:`unifind.db.joins.MAX
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -100,33 +101,40 @@ def _from_foreign_keys(
     models: Mapping[str, Model], insp: Any, tables: Mapping[str, dict[str, ColumnType]]
 ) -> dict[str, dict[str, Relation]]:
     """``belongs_to`` along each single-column foreign key between two declared models, and
-    the ``has_many`` back, named after the other model (the column without ``_id`` when
-    two keys reach one model). Only for models whose ``relations`` are not declared."""
+    the ``has_many`` back, named after the other model (each after its column without
+    ``_id`` when two keys of a table reach one model). Only for models whose ``relations``
+    are not declared."""
     by_table: dict[tuple[Any, Any], str] = {(m.table, m.db_schema): m.name for m in models.values()}
     found: dict[str, dict[str, Relation]] = {
         n: {} for n, m in models.items() if m.relations is None
     }
     if not found:
         return found  # every model declares its relations: no reflection needed
+    keys: list[tuple[str, str, list[str], list[str]]] = []
     for name, model in models.items():
         for fk in _foreign_keys(insp, model):
             cols, refs = fk.get("constrained_columns") or [], fk.get("referred_columns") or []
             target = by_table.get((fk.get("referred_table"), fk.get("referred_schema")))
             if target is None and fk.get("referred_schema") is None:
                 target = by_table.get((fk.get("referred_table"), model.db_schema))
-            if target is None or len(cols) != 1 or len(refs) != 1:
-                continue
-            # SQLite keeps a key's column as written in the constraint ('Cust_ID' for the
-            # column cust_ID): the table's own spelling, or no relation (issue #19: a
-            # KeyError here failed every request on such a database).
-            col, ref = _spelt(cols[0], tables.get(name)), _spelt(refs[0], tables.get(target))
-            if col is None or ref is None:
-                continue
-            cols, refs = [col], [ref]
-            if name in found:
-                _add(found[name], target, cols[0], "belongs_to", refs[0], cols[0])
-            if target in found:
-                _add(found[target], name, cols[0], "has_many", cols[0], refs[0])
+            if target is not None and len(cols) == 1 and len(refs) == 1:
+                keys.append((name, target, cols, refs))
+    # Two keys of one table reaching one model (borrower_id, lender_id → members): each
+    # relation is named after its column, never one of them after the model.
+    twice = Counter((name, target) for name, target, _, _ in keys)
+    for name, target, cols, refs in keys:
+        # SQLite keeps a key's column as written in the constraint ('Cust_ID' for the
+        # column cust_ID): the table's own spelling, or no relation (issue #19: a
+        # KeyError here failed every request on such a database).
+        col, ref = _spelt(cols[0], tables.get(name)), _spelt(refs[0], tables.get(target))
+        if col is None or ref is None:
+            continue
+        cols, refs = [col], [ref]
+        if name in found:
+            _add(found[name], target, cols[0], "belongs_to", refs[0], cols[0],
+                 by_column=twice[(name, target)] > 1)  # fmt: skip
+        if target in found:
+            _add(found[target], name, cols[0], "has_many", cols[0], refs[0])
     return found
 
 
@@ -138,9 +146,11 @@ def _spelt(column: str, actual: dict[str, ColumnType] | None) -> str | None:
 
 
 def _add(
-    into: dict[str, Relation], model: str, column: str, kind: str, key: str, foreign: str
-) -> None:
-    for name in (model, column.removesuffix("_id")):
+    into: dict[str, Relation], model: str, column: str, kind: str, key: str, foreign: str,
+    *, by_column: bool = False,
+) -> None:  # fmt: skip
+    names = (model, column.removesuffix("_id"))
+    for name in names[1:] if by_column else names:
         if name not in into and name:
             into[name] = Relation.model_validate({"name": name, "model": model, "type": kind,
                                                   "key": key, "foreign": foreign,

@@ -29,6 +29,7 @@ from unifind.db.generate._comparative import read_comparatives
 from unifind.db.generate._dates import DateCondition, read_dates
 from unifind.db.generate._group import loose_group, read_top_group
 from unifind.db.generate._having import read_having
+from unifind.db.generate._join import read_with_joins
 from unifind.db.generate._numbers import read_numbers
 from unifind.db.generate._order import Ordering, read_order
 from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_pattern
@@ -89,12 +90,44 @@ class BuiltinGenerator:
             rates=config.get("currency_rates") or None,
         )
 
-    async def generate(self, question: str, model: Model, *, strict: bool = False) -> Generation:
-        return self.generate_sync(question, model, strict=strict)
+    #: The leg passes every model: a question may name a related one (joins, ``_join``).
+    joins = True
 
-    def generate_sync(self, question: str, model: Model, *, strict: bool = False) -> Generation:
-        """The DSL for ``question`` (pure CPU, microseconds: no thread needed)."""
+    async def generate(
+        self,
+        question: str,
+        model: Model,
+        *,
+        strict: bool = False,
+        models: Mapping[str, Model] | None = None,
+    ) -> Generation:
+        return self.generate_sync(question, model, strict=strict, models=models)
+
+    def generate_sync(
+        self,
+        question: str,
+        model: Model,
+        *,
+        strict: bool = False,
+        models: Mapping[str, Model] | None = None,
+    ) -> Generation:
+        """The DSL for ``question`` (pure CPU, microseconds: no thread needed); with the
+        other ``models``, words naming a related model may join it (``_join``)."""
+        if models and model.joins:
+            return read_with_joins(self._read, question, model, models, strict)
+        return self._read(question, model, strict)
+
+    def _read(
+        self,
+        question: str,
+        model: Model,
+        strict: bool = False,
+        scope: Mapping[str, Model] | None = None,
+        blank: tuple[int, int] | None = None,
+    ) -> Generation:
         scan = Scan(question)
+        if blank is not None:
+            scan.consume(*blank)
         senses = learn(model)
         known = model_words(model)
         # Dates first: "最近30天" / "last 3 days" are ranges, not "the 30 most recent".
@@ -142,7 +175,7 @@ class BuiltinGenerator:
             limit=shape.limit,
         )
         return Generation(
-            validate_dsl(dsl, model),
+            validate_dsl(dsl, model, scope),
             keywords=tuple(words.keywords + words.unknown),
             notes=tuple(notes),
             off_topic=off_topic,
