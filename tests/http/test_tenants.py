@@ -31,6 +31,9 @@ def requests(own: dict[str, str], other: dict[str, str]) -> list[tuple[str, str,
         ("GET", "/health", None),
         ("GET", "/ready", None),
         ("GET", "/openapi.json", None),
+        # The web console (#22): static and public, the same for every caller.
+        ("GET", "/", None),
+        ("GET", "/console/console.js", None),
         ("POST", "/v1/search", search),
         ("POST", "/v1/search", {**search, "sources": {"kb": {"collections": [col]}}}),
         ("POST", "/v1/search?stream=true", search),
@@ -187,7 +190,7 @@ async def test_a_revoked_key_is_refused_everywhere(
     keys.revoke(key_b.split("_")[1])
     for method, path, body in requests(TENANTS["B"], TENANTS["B"]):
         r = await call(clients["B"], method, path, body)
-        if path in ("/health", "/openapi.json"):
+        if path in ("/health", "/openapi.json", "/", "/console/console.js"):
             assert r.status_code == 200
         else:
             assert r.status_code == 401, (method, path)

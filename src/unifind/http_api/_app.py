@@ -14,7 +14,15 @@ from typing import Any
 from fastapi import FastAPI
 
 from unifind import Settings, load_settings
-from unifind.http_api import _ask_routes, _dify, _errors, _kb_routes, _routes, _searxng
+from unifind.http_api import (
+    _ask_routes,
+    _console,
+    _dify,
+    _errors,
+    _kb_routes,
+    _routes,
+    _searxng,
+)
 from unifind.http_api._asgi import Guard
 from unifind.http_api._mcp import mount_mcp
 from unifind.ops import Operations
@@ -43,11 +51,13 @@ def create_app(
     searcher: Any = None,
     keys: KeyStore | None = None,
     mcp: bool = True,
+    console: bool = True,
 ) -> FastAPI:
     """The HTTP API over one Searcher (built from ``settings`` when not given).
 
     Auth follows ``settings.server.auth``; ``keys`` defaults to the configured key store.
-    A searcher passed in is left open on shutdown (its owner closes it).
+    A searcher passed in is left open on shutdown (its owner closes it). ``console``: the
+    web console's static pages at ``/`` and ``/console/`` (:mod:`._console`).
     """
     if searcher is None:
         from unifind import Searcher
@@ -96,6 +106,8 @@ def create_app(
     app.include_router(_ask_routes.router)
     app.include_router(_dify.router)  # Dify's External Knowledge API (POST /retrieval)
     app.include_router(_searxng.router)  # SearXNG-compatible GET /search
+    if console:
+        app.include_router(_console.router)  # the web console: static, public, CSP
     if mcp and (cm := mount_mcp(app, state, settings)) is not None:
         mcp_lifespan.append(cm)
     app.add_middleware(
