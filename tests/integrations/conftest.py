@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from unifind import Searcher, load_settings
+
+# Haystack reads this once, when first imported: no usage statistics from the tests (and no
+# background thread trying the blocked network).
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
 HANDBOOK = {
     "refunds": (

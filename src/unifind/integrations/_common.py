@@ -90,9 +90,13 @@ class Search:
     def requests(
         self, query: str, *, limit: int | None = None, filters: Mapping[str, Any] | None = None
     ) -> list[SearchRequest]:
-        """One request per source; bad input (an empty query, a bad limit) raises InputError."""
+        """One request per source; bad input (an empty query, a bad limit) raises InputError.
+
+        ``limit`` and ``filters`` given here replace the configured ones for this call.
+        """
         n = self.limit if limit is None else limit
-        where = {**(self.filters or {}), **(filters or {})} or None
+        # A call's filters replace the configured ones (Haystack's default FilterPolicy.REPLACE).
+        where = (filters if filters is not None else self.filters) or None
         if where and "kb" not in self.sources:
             raise InputError("filters apply to the kb source; add 'kb' to sources")
         options: dict[str, dict[str, Any]] = {

@@ -52,8 +52,8 @@ class UnifindRetriever(BaseRetriever):
 
     ``filters`` (here or per call: ``retriever.invoke(q, filters={...})``) are KB metadata
     filters, also in the vector-store form (``{"lang": {"$eq": "en"}}``, ``$in``,
-    ``$and``); other operators are refused naming the supported ones. ``k`` per call
-    overrides the number of documents.
+    ``$and``); other operators are refused naming the supported ones. A call's ``k`` and
+    ``filters`` replace the retriever's for that call.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
