@@ -1,5 +1,7 @@
 """The intent stage's reading of the KB is kept on disk per document version (#18): a new
-process reuses it without loading jieba, and a changed or added document is read again."""
+process reuses it without loading jieba, and a changed or added document is read again.
+While the embedded store's file is unchanged the whole KB part is kept: the next plan
+neither opens nor imports the KB."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from unifind import load_settings
+from unifind.agent import _kbcache
 from unifind.agent import vocab as vocab_mod
 from unifind.agent.intent import Vocabulary
 from unifind.agent.vocab import vocabulary
@@ -124,6 +127,88 @@ def test_a_broken_cache_file_costs_the_reading_not_the_plan(tmp_path: Path) -> N
     _fresh_process()
     cache.write_bytes(b"not a database at all")
     assert _vocab(tmp_path) == expected
+
+
+# -- the whole KB part, under the embedded store's file ----------------------------------
+
+_FRESH_KB = (
+    "import asyncio, json, sys\n"
+    "from unifind import load_settings\n"
+    "from unifind.agent.vocab import vocabulary\n"
+    "from unifind.engine import Searcher\n"
+    "s = Searcher(load_settings(home=sys.argv[1]))\n"
+    "v, notes = asyncio.run(vocabulary(s))\n"
+    "print(json.dumps({'opened': [m for m in ('numpy', 'unifind.kb.service', 'jieba')\n"
+    "  if m in sys.modules], 'terms': sorted(v.kb_terms), 'rare': sorted(v.kb_rare),\n"
+    "  'kb': sorted(v.kb), 'everyday': [sorted(e) for e in v.kb_everyday],\n"
+    "  'sections': [[sorted(k), sorted(e)] for k, e in v.kb_sections], 'notes': notes},\n"
+    "  ensure_ascii=False))\n"
+)
+
+
+def _as_json(v: Vocabulary) -> dict[str, object]:
+    return {"terms": sorted(v.kb_terms), "rare": sorted(v.kb_rare), "kb": sorted(v.kb),
+            "everyday": [sorted(e) for e in v.kb_everyday],
+            "sections": [[sorted(k), sorted(e)] for k, e in v.kb_sections]}  # fmt: skip
+
+
+def _kb_vocab_in_a_new_process(home: Path) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-c", _FRESH_KB, str(home)], capture_output=True, text=True, check=True
+    )
+    got: dict[str, object] = json.loads(out.stdout)
+    return got
+
+
+def _kb_part_kept(home: Path) -> bool:
+    settings = load_settings(home=home)
+    whole = _kbcache.kb_key(settings, frozenset())
+    assert whole is not None
+    return _kbcache.KBCache(home).kb_part(whole[0]) is not None
+
+
+def test_an_unchanged_kb_is_neither_opened_nor_imported_by_the_next_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _ingest(tmp_path, TRAVEL, "travel.md", "Travel rules")
+    _ingest(tmp_path, LEAVE, "leave.md", "婚假规定")
+    monkeypatch.setattr(_kbcache, "SETTLED_NS", 0)  # the files were written just now
+    first = _vocab(tmp_path)  # read the long way, and kept under kb.sqlite's stat
+    assert _kb_part_kept(tmp_path)
+    got = _kb_vocab_in_a_new_process(tmp_path)
+    assert got.pop("opened") == [] and got.pop("notes") == []
+    assert got == _as_json(first)
+    _fresh_process()
+    added = "# Sabbatical\n\nA sabbatical of three months after five years; ask for a sabbatical."
+    _ingest(tmp_path, added, "sabbatical.md", "Sabbatical")  # the file changes: read again
+    after = _kb_vocab_in_a_new_process(tmp_path)
+    assert {"numpy", "unifind.kb.service"} <= set(after.pop("opened"))  # type: ignore[call-overload]
+    assert "sabbatical" in after["terms"]  # type: ignore[operator]
+
+
+def test_a_kb_written_just_now_is_read_again_not_kept(tmp_path: Path) -> None:
+    # A write inside one timestamp tick may not move the file's mtime or ctime: a file
+    # changed within SETTLED_NS is read the long way and its reading not kept whole.
+    _ingest(tmp_path, TRAVEL, "travel.md", "Travel rules")
+    _vocab(tmp_path)
+    assert not _kb_part_kept(tmp_path)
+
+
+def test_a_collection_placed_in_another_store_keeps_the_kb_part_from_being_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from unifind.kb.routing import RoutingStore
+
+    _ingest(tmp_path, TRAVEL, "travel.md", "Travel rules")
+    monkeypatch.setattr(_kbcache, "SETTLED_NS", 0)
+    monkeypatch.setattr(RoutingStore, "placements", lambda self: {"elsewhere": object()})
+    _vocab(tmp_path)
+    assert not _kb_part_kept(tmp_path)
+    monkeypatch.undo()
+    monkeypatch.setattr(_kbcache, "SETTLED_NS", 0)
+    _fresh_process()
+    _vocab(tmp_path)
+    assert _kb_part_kept(tmp_path)
 
 
 # -- the DB's words -------------------------------------------------------------------------

@@ -20,9 +20,9 @@ HEAVY = (
 )
 
 
-def _imported_after(argv: list[str], heavy: tuple[str, ...] = HEAVY) -> set[str]:
+def _imported_after(argv: list[str], heavy: tuple[str, ...] = HEAVY, prelude: str = "") -> set[str]:
     code = (
-        "import sys\nfrom unifind.cli import app\n"
+        f"import sys\n{prelude}from unifind.cli import app\n"
         f"try:\n    app({argv!r})\nexcept SystemExit as exc:\n"
         "    assert not exc.code, exc.code\n"
         f"print('MODULES:' + ','.join(m for m in {heavy!r} if m in sys.modules))"
@@ -81,6 +81,16 @@ def test_a_plan_imports_no_web_client_model_or_server(kb_home: Path) -> None:
     argv = ["ask", "hi there", "--plan", "--json"]
     _imported_after(argv)  # the first plan of this KB reads it and keeps what it read
     assert _imported_after(argv, NOT_FOR_A_SEARCH) == set()
+
+
+def test_a_plan_on_an_unchanged_kb_imports_neither_the_kb_nor_numpy(kb_home: Path) -> None:
+    # The intent stage keeps the KB's words under the embedded store file's stat; a file
+    # written within the last 2 s is read again, so the test's fresh home counts as settled.
+    settled = "import unifind.agent._kbcache as kbc\nkbc.SETTLED_NS = 0\n"
+    argv = ["ask", "hi there", "--plan", "--json"]
+    _imported_after(argv, prelude=settled)  # reads the KB and keeps its words
+    kb = ("numpy", "unifind.kb.service", "unifind.kb.sqlite", "unifind.kb.routing")
+    assert _imported_after(argv, (*NOT_FOR_A_SEARCH, *kb), prelude=settled) == set()
 
 
 def test_help_lists_every_command_with_its_short_help() -> None:

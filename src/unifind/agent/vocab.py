@@ -21,7 +21,18 @@ from unifind.agent._dbwords import db_vocabulary as db_vocabulary
 from unifind.agent._dbwords import db_vocabulary_of as db_vocabulary_of
 from unifind.agent._dbwords import db_weak_of as db_weak_of
 from unifind.agent._dbwords import row_words as row_words
-from unifind.agent._kbcache import KBCache, Read, Terms, db_key, doc_key, key, terms_key
+from unifind.agent._kbcache import (
+    KBCache,
+    Read,
+    Stamp,
+    Terms,
+    db_key,
+    doc_key,
+    kb_key,
+    key,
+    settled,
+    terms_key,
+)
 from unifind.agent._normalise import common_words
 from unifind.agent._sections import _NOISE as _SALIENT_NOISE
 from unifind.agent._sections import Section, sections
@@ -38,6 +49,38 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     notes: list[str] = []
     cache = KBCache(searcher.settings.home)
     db_part = await _db_part(searcher, cache, notes)
+    theirs = db_part.db | db_part.db_attrs | db_part.db_models
+    whole = kb_key(searcher.settings, theirs)
+    kept_part = cache.kb_part(whole[0]) if whole is not None else None
+    if kept_part is not None:  # the KB's file is as it was: not opened, not imported
+        return replace(db_part, **kept_part), notes
+    said = len(notes)
+    vocab = _kb_part(searcher, cache, db_part, notes)
+    if whole is not None and len(notes) == said and _kept_whole(searcher, theirs, whole):
+        cache.keep_kb_part(whole[0], vocab)
+    return vocab, notes
+
+
+def _kept_whole(
+    searcher: Searcher, theirs: frozenset[str], whole: tuple[str, list[Stamp | None]]
+) -> bool:
+    """Whether the KB part just read may be kept under ``whole``: every collection lives in
+    the embedded store and its files neither changed during the read nor just before it."""
+    placements = getattr(searcher.kb.store, "placements", None)
+    try:
+        placed = placements() if callable(placements) else {"?": "unknown store"}
+    except Exception as exc:  # a catalog that can't be read: nothing kept
+        log.debug("no placements: %s", exc)
+        return False
+    if placed:  # another store's collection changes without this file changing
+        return False
+    return kb_key(searcher.settings, theirs) == whole and settled(whole[1])
+
+
+def _kb_part(
+    searcher: Searcher, cache: KBCache, db_part: Vocabulary, notes: list[str]
+) -> Vocabulary:
+    """``db_part`` with the KB's fields, read from the KB (a document once per version)."""
     names: list[str] = []
     secs: list[Section] = []
     counted: list[dict[str, int]] = []
@@ -67,7 +110,7 @@ async def vocabulary(searcher: Searcher) -> tuple[Vocabulary, list[str]]:
     kept = tuple((keys - theirs, every) for keys, every in secs if keys - theirs)
     terms, specific, everyday = _kb_terms(terms_key(versions, theirs), counted, theirs, cache)
     return replace(vocab, kb_sections=kept, kb_terms=terms, kb_rare=specific,
-                   kb_everyday=everyday), notes  # fmt: skip
+                   kb_everyday=everyday)  # fmt: skip
 
 
 #: The Vocabulary fields read from the database.
