@@ -124,8 +124,10 @@ def _serve(settings: Any, keys: KeyStore | None) -> LiveServer:
 
 
 def _settings(home: Path, **server: Any) -> Any:
+    home.mkdir(parents=True, exist_ok=True)
     create_demo(home / "shop.sqlite", today=dt.date(2024, 6, 15))
     return load_settings(
+        home=home,
         kb={"embedder": "hash:64"},
         server={"heartbeat_s": 0.5, **server},
         # The crawl test's site is on loopback.
@@ -151,7 +153,7 @@ def world(unifind_home: Path, web: FakeWebServer) -> Iterator[World]:
 @pytest.fixture
 def open_world(unifind_home: Path, web: FakeWebServer) -> Iterator[World]:
     """``unifind serve --no-auth`` on loopback: no key at all."""
-    settings = _settings(unifind_home, auth=False)
+    settings = _settings(unifind_home / "open", auth=False)  # beside `world`, not in it
     _seed(settings)
     with _serve(settings, None) as live:
         yield World(live.url, "", "", web)

@@ -742,6 +742,7 @@
     $("up-report").replaceChildren(...items);
     for (let i = 0; i < files.length; i++) await uploadOne(name, files[i], items[i]);
     await refreshKB();
+    if ($("kb-docs-of").textContent === name) await showDocs(name);
   }
 
   async function crawl(ev) {
@@ -754,6 +755,7 @@
       const sum = el("li", { cls: "summary", text: ["added", "replaced", "unchanged", "failed", "skipped"].map((k) => k + " " + out[k]).join(", ") });
       $("cr-report").replaceChildren(sum, ...reportLines(out));
       await refreshKB();
+      if ($("kb-docs-of").textContent === name) await showDocs(name);
     } catch (e) {
       $("cr-report").replaceChildren(el("li", { cls: "error", text: t("error") + ": " + e.message }));
     } finally {
