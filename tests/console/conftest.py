@@ -48,7 +48,7 @@ def _browser_or_skip() -> None:
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        problem = 'playwright is not installed: pip install -e ".[console]"'
+        problem = 'playwright is not installed: pip install -e ".[console-tests]"'
     if problem is None and not Path(CHROMIUM).exists():
         problem = f"no Chromium at {CHROMIUM}: apt-get install -y chromium (as .ci/run does)"
     if problem is not None:
