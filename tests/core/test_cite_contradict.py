@@ -121,6 +121,14 @@ def test_negation_elsewhere_or_on_both_sides_does_not(claim: str, source: str) -
         ),
         ("All orders ship from Utrecht.", "Some orders ship from Utrecht."),
         ("IL-6 inhibits tumour growth.", "IL-6 promotes tumour growth."),
+        (
+            "Exercise training worsens quality of life.",
+            "Exercise training improved quality of life.",
+        ),
+        (
+            "Mutant mice have increased ascorbic acid levels in the brain.",
+            "Ascorbic acid levels were undetectable or markedly reduced in the mutant brain.",
+        ),
         ("价格提高了。", "价格降低了。"),
     ],
 )
@@ -135,6 +143,19 @@ def test_opposite_direction_words_contradict(claim: str, source: str) -> None:
         ("Aspirin raises the risk of bleeding.", "Aspirin use increased bleeding risk."),
         ("Claims over 500 euros need Finance.", "Claims above 500 euros also need Finance."),
         ("We understand returns.", "Returns under 5 euros are free."),  # "understand" ≠ under
+        # The opposite word is about something else (no content word near both).
+        (
+            "Exercise increases muscle strength in older adults.",
+            "Exercise programmes for older adults ran in 12 centres across the region; "
+            "participants reported weight loss.",
+        ),
+        # "at least" is a bound, not the opposite of "most".
+        ("Most patients were aged 16 to 24.", "Patients aged 16 to 24 had at least one visit."),
+        # A sentence that asks ("to assess whether") states no direction.
+        (
+            "Screening increases detection of cervical neoplasia.",
+            "We aimed to assess whether screening decreases detection of cervical neoplasia.",
+        ),
     ],
 )
 def test_same_side_or_unrelated_words_do_not(claim: str, source: str) -> None:

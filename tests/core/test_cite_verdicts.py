@@ -208,3 +208,42 @@ def test_a_paraphrase_the_embedder_aligns_is_compared_too() -> None:
     assert evidence is not None and evidence.sentence == source
     _, found = SourceSentences().judge(claim, "ref_001", text, [(source, 0.6)])
     assert found is None  # a loose neighbour by meaning is not a contradiction
+
+
+DENIAL = "Vitamin D supplements do not lower the risk of hip fractures in older women."
+TRIAL = "Vitamin D tablets cut the rate of hip fractures by a third among elderly women."
+
+
+def test_a_denial_of_the_closest_sentence_by_meaning_and_words_contradicts() -> None:
+    """The claim denies what the reference's closest sentence (first by cosine, sharing
+    words) states in other words; a sentence far from the best cosine, or below the
+    floor, does not speak for the claim."""
+    from unifind.cite.verdict import SourceSentences
+
+    other = "Participants were recruited from 12 clinics."
+    text = f"{TRIAL} {other}"
+    assert SourceSentences().judge(DENIAL, "r", text)[1] is None  # words alone: too loose
+    _, found = SourceSentences().judge(DENIAL, "r", text, [(TRIAL, 0.82), (other, 0.41)])
+    assert found is not None and found.kind == "negation"
+    _, found = SourceSentences().judge(DENIAL, "r", text, [(TRIAL, 0.6), (other, 0.41)])
+    assert found is None  # the best of a loose lot is not aligned
+    closer = "No effect of vitamin D on hip fractures in older women was found."
+    _, found = SourceSentences().judge(
+        DENIAL, "r", f"{text} {closer}", [(TRIAL, 0.72), (closer, 0.84)]
+    )
+    assert found is None  # the closest sentence denies it too; the trial is not among the closest
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "Vitamin D tablets failed to cut the rate of hip fractures among elderly women.",
+        "Vitamin D tablets had little effect on hip fractures among elderly women.",
+        "The trial aimed to determine whether vitamin D tablets cut hip fractures in women.",
+    ],
+)
+def test_a_closest_sentence_that_denies_too_or_only_asks_does_not(source: str) -> None:
+    from unifind.cite.verdict import SourceSentences
+
+    _, found = SourceSentences().judge(DENIAL, "r", source, [(source, 0.85)])
+    assert found is None

@@ -63,6 +63,7 @@ _PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("activat", "induc", "stimulat", "promot", "facilitat"),
      ("inhibit", "suppress", "repress", "block", "prevent", "impair")),
     (("positive", "positively"), ("negative", "negatively")),
+    (("improv", "better", "benefit"), ("worsen", "worse", "deteriorat", "harm")),
     (("include", "includes", "included", "including"),
      ("exclude", "excludes", "excluded", "excluding")),
     (("all", "every", "always"), ("some", "sometimes", "none")),
@@ -107,15 +108,20 @@ def alignment(claim_terms: frozenset[str], source_terms: frozenset[str]) -> floa
     return shared / len(claim_terms)
 
 
-def conflict(claim: str, source: str, *, reference: str = "") -> Conflict | None:
+def conflict(
+    claim: str, source: str, *, reference: str = "", closest: bool = False
+) -> Conflict | None:
     """The first rule on which ``source`` (a sentence aligned with ``claim``) contradicts it;
-    ``reference`` is the whole text the sentence is from (a name must be absent from all)."""
+    ``reference`` is the whole text the sentence is from (a name must be absent from all).
+    ``closest``: the sentence is the reference's closest to the claim by meaning and words
+    both (:meth:`unifind.cite.verdict.SourceSentences.judge`), so a denial of what it states
+    contradicts it however it words the point."""
     shared = terms(claim) & terms(source)
     return (
         _numbers(quantities(claim), quantities(source))
         or _identifiers(claim, source, reference or source)
         or _negation(claim, source, shared)
-        or _polarity(claim, source, shared)
+        or _polarity(claim, source, closest)
         or _direction(claim, source)
         or _entities(claim, source, reference or source)
     )
@@ -148,14 +154,37 @@ def _identifiers(claim: str, source: str, reference: str) -> Conflict | None:
     return None
 
 
-def _polarity(claim: str, source: str, shared: frozenset[str]) -> Conflict | None:
+def _polarity(claim: str, source: str, closest: bool = False) -> Conflict | None:
     """The claim denies ("is not an effective treatment") what a closely aligned source
-    sentence states without any negation ("is the medication of first choice")."""
-    if alignment(terms(claim), terms(source)) < POLARITY_SHARE:
+    sentence states without any negation ("is the medication of first choice"): aligned by
+    :data:`POLARITY_SHARE` of the claim's words, or the reference's ``closest`` sentence."""
+    if not closest and alignment(terms(claim), terms(source)) < POLARITY_SHARE:
         return None
-    if _has_negator(claim) and not _has_negator(source):
+    if closest and _ASKS.search(source):
+        return None  # an aim ("to determine whether ...") states nothing to deny
+    if _has_negator(claim) and not _has_negator(source) and not _denies(source):
         return Conflict("negation", "the claim denies what the source states", "")
     return None
+
+
+# Words that deny without a negator ("failed to reduce", "was unchanged"): a source sentence
+# holding one may state the claim's denial in other words.
+_DENIALS = re.compile(
+    r"\b(?:fail(?:s|ed|ure)?|unable|lack(?:s|ed|ing)?|absen(?:ce|t)|unaffected|unchanged|"
+    r"independent(?:ly)?|insufficient|ineffective|unrelated|irrelevant|dispensable|"
+    r"similar|comparable|regardless|little|minimal|negligible|marginal)\b",
+    re.I,
+)
+# A sentence that poses the question rather than answering it.
+_ASKS = re.compile(
+    r"\b(?:whether|aim(?:s|ed)? to|sought to|objectives?|purpose|to (?:determine|assess|"
+    r"investigate|evaluate|examine|explore|estimate|compare|identify|test|study))\b",
+    re.I,
+)
+
+
+def _denies(text: str) -> bool:
+    return bool(_DENIALS.search(text))
 
 
 def _has_negator(text: str) -> bool:
@@ -200,14 +229,41 @@ def _stems(word: str) -> frozenset[str]:
 
 
 def _direction(claim: str, source: str) -> Conflict | None:
+    if _ASKS.search(source):
+        return None  # "to assess whether X decreases Y" asks, it does not say X does
     for up, down in _PAIRS:
         c_up, c_down = _has(claim, up), _has(claim, down)
         s_up, s_down = _has(source, up), _has(source, down)
-        if c_up and not c_down and s_down and not s_up:
+        if c_up and not c_down and s_down and not s_up and _anchored(claim, c_up, source, s_down):
             return Conflict("direction", f"{c_up!r} vs {s_down!r}", c_up)
-        if c_down and not c_up and s_up and not s_down:
+        if c_down and not c_up and s_up and not s_down and _anchored(claim, c_down, source, s_up):
             return Conflict("direction", f"{c_down!r} vs {s_up!r}", c_down)
     return None
+
+
+#: Words either side of a direction word that say what it is about ("increases *the risk
+#: of bleeding*", "rapid *weight* loss").
+ANCHOR_WORDS = 6
+
+
+def _anchored(claim: str, c_word: str, source: str, s_word: str) -> bool:
+    """Do the two direction words speak of the same thing? A content word near the claim's
+    is near the source's too ("increases the rates of cancer" vs "weight loss" are about
+    different things). Chinese text has no word spaces: always anchored."""
+    if not c_word.isascii() or not s_word.isascii():
+        return True
+    near_c, near_s = _near(claim, c_word), _near(source, s_word)
+    return bool(near_c & near_s)
+
+
+def _near(text: str, word: str) -> frozenset[str]:
+    words = [w.lower() for w in _WORD.findall(text)]
+    out: set[str] = set()
+    for i, w in enumerate(words):
+        if w == word:
+            for v in words[max(0, i - ANCHOR_WORDS) : i] + words[i + 1 : i + 1 + ANCHOR_WORDS]:
+                out |= _stems(v)
+    return frozenset(t for t in out if not _numeric(t))
 
 
 def _has(text: str, prefixes: Iterable[str]) -> str:
@@ -218,8 +274,10 @@ def _has(text: str, prefixes: Iterable[str]) -> str:
                 return p
             continue
         tail = r"[a-z\-]*" if len(p) >= 6 else r"(?:s|d|e|ed|es|ing|ion|ions|tion|tions)?"
-        if m := re.search(rf"(?<![A-Za-z]){re.escape(p)}{tail}(?![A-Za-z])", text, re.I):
-            return m.group(0).lower()
+        # "at least one", "at most 3": a bound, not a superlative.
+        for m in re.finditer(rf"(?<![A-Za-z]){re.escape(p)}{tail}(?![A-Za-z])", text, re.I):
+            if not re.search(r"\bat\s+$", text[: m.start()], re.I):
+                return m.group(0).lower()
     return ""
 
 
@@ -232,7 +290,7 @@ def agrees(claim: str, source: str, found: Conflict) -> bool:
         stated = quantities(source)
         return any(q.agrees(s) for q in claimed for s in stated)
     if found.kind == "negation" and not found.key:
-        return not _has_negator(source)
+        return _has_negator(source) or _denies(source)
     if found.kind == "negation":
         return _negated(source, found.key) == _negated(claim, found.key)
     if found.kind == "direction":
@@ -241,6 +299,8 @@ def agrees(claim: str, source: str, found: Conflict) -> bool:
 
 
 def _entities(claim: str, source: str, reference: str) -> Conflict | None:
+    if _ASKS.search(source):
+        return None
     lowered = reference.lower()
     missing = [e for e in _names(claim) if e.lower() not in lowered]
     mine = {n.lower() for n in _names(claim)}

@@ -27,6 +27,10 @@ VERDICTS: tuple[VerdictKind, ...] = (
 COSINE_STRONG = 0.85
 """An embedding cosine (bge-small) at which a sentence sharing fewer words is aligned too."""
 WEAK_SHARE = 0.3
+COSINE_NEAR = 0.04
+"""How far below the reference's best cosine a sentence is still among its closest."""
+COSINE_FLOOR = 0.7
+"""...and the least cosine at which the closest sentence speaks for the claim at all."""
 _NEAR = 0.2  # how much less aligned a sentence may be and still speak for the claim
 #: Units of one reference that are aligned with a claim (a pasted page keeps its first).
 MAX_UNITS = 400
@@ -87,11 +91,20 @@ class SourceSentences:
         units, unit_terms = self.units(text)
         claim_terms = terms(claim)
         scored = [(alignment(claim_terms, t), i) for i, t in enumerate(unit_terms)]
+        closest: set[int] = set()
+        top = max((cosine for _, cosine in similar), default=0.0)
         for sentence, cosine in similar:
             share = alignment(claim_terms, terms(sentence))
-            if cosine >= COSINE_STRONG and WEAK_SHARE <= share < STRONG_SHARE:
+            if share < WEAK_SHARE:
+                continue
+            # The reference's closest sentence by meaning that shares words too speaks for
+            # the claim however it words it; so does one the embedder puts very close.
+            near = cosine >= max(top - COSINE_NEAR, COSINE_FLOOR)
+            if near or (cosine >= COSINE_STRONG and share < STRONG_SHARE):
                 units = [*units, sentence]
-                scored.append((STRONG_SHARE, len(units) - 1))
+                scored.append((max(share, STRONG_SHARE), len(units) - 1))
+                if near:
+                    closest.add(len(units) - 1)
         scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
         if not scored:
             return None, None
@@ -100,7 +113,7 @@ class SourceSentences:
         for share, i in scored:
             if share < STRONG_SHARE:
                 break
-            found = conflict(claim, units[i], reference=text)
+            found = conflict(claim, units[i], reference=text, closest=i in closest)
             if found is None:
                 continue
             # A sentence at least as aligned that states the point as the claim does wins;
