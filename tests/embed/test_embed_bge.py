@@ -111,6 +111,18 @@ def test_corrupt_model_is_a_clear_error(tmp_path: Path) -> None:
         _onnx.OnnxRunner(tmp_path / "model.onnx", tmp_path / "tokenizer.json")
 
 
+def test_the_model_s_error_comes_first_and_a_bad_tokenizer_still_fails(tmp_path: Path) -> None:
+    # The session loads in a thread beside the tokenizer (#18): errors are as before.
+    (tmp_path / "model.onnx").write_bytes(b"garbage")
+    (tmp_path / "tokenizer.json").write_text("{not a tokenizer")
+    with pytest.raises(ConfigError, match="cannot load ONNX model"):
+        _onnx.OnnxRunner(tmp_path / "model.onnx", tmp_path / "tokenizer.json")
+    shutil.copy(_onnx.vectrix_model_dir("bge_small_en") / "model.onnx", tmp_path / "model.onnx")
+    with pytest.raises(Exception) as caught:  # tokenizers raises a plain Exception
+        _onnx.OnnxRunner(tmp_path / "model.onnx", tmp_path / "tokenizer.json")
+    assert not isinstance(caught.value, ConfigError)  # tokenizers' own error, as before
+
+
 def test_tokenisation_windows_keep_input_order(
     bge: BgeSmallEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

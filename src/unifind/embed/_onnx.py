@@ -12,6 +12,7 @@ import importlib.util
 import os
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -115,11 +116,22 @@ class OnnxRunner:
         opts.intra_op_num_threads = intra_op_threads
         opts.inter_op_num_threads = inter_op_threads
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        try:
-            self.session = open_session(ort, model, file_sha256(model), opts)
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ConfigError(f"cannot load ONNX model {model}: {exc}") from exc
-        self.tokenizer = tk.Tokenizer.from_file(str(tokenizer))
+        # The session loads in a thread while this one reads the tokenizer: onnxruntime
+        # releases the GIL while it builds a session, tokenizers holds it (#18: a hybrid
+        # CLI search's start-up). The session's error still comes first.
+        with ThreadPoolExecutor(1, thread_name_prefix="unifind-onnx") as pool:
+            loading = pool.submit(open_session, ort, model, file_sha256(model), opts)
+            try:
+                vocab: Any = tk.Tokenizer.from_file(str(tokenizer))
+            except Exception as exc:  # raised after the session's own error, if any
+                vocab = exc
+            try:
+                self.session = loading.result()
+            except Exception as exc:  # onnxruntime raises its own untyped errors
+                raise ConfigError(f"cannot load ONNX model {model}: {exc}") from exc
+        if isinstance(vocab, Exception):
+            raise vocab
+        self.tokenizer = vocab
         # Some exports (the reranker's) pad every input to 512 tokens; we pad per batch.
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length)
