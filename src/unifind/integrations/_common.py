@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from unifind import InputError, Item, Searcher, SearchRequest, SearchResults
@@ -42,8 +43,10 @@ class Retrieved:
     def request_id(self) -> str | None:
         return self.results.request_id
 
+    @cached_property
     def statuses(self) -> list[dict[str, Any]]:
-        """Every backend's report (``leg``, ``backend``, ``status``, ``reason``, ``error``...)."""
+        """Every backend's report (``leg``, ``backend``, ``status``, ``reason``, ``error``...),
+        built once per search: every document of it shares this list."""
         return [
             r.model_dump(mode="json", exclude_none=True)
             for res in self.results.results
@@ -216,7 +219,7 @@ def metadata(item: Item, retrieved: Retrieved) -> dict[str, Any]:
         "source": item.source,
         "weight": item.weight,
         "matched": [m.model_dump(mode="json") for m in item.matched],
-        "statuses": retrieved.statuses(),
+        "statuses": retrieved.statuses,
         "status": retrieved.results.status.value,
     }
     fields = ("url", "collection", "document_id", "chunk_id", "model", "record_id", "data")

@@ -213,7 +213,7 @@ class UnifindSearcher(_Base):
     def _outputs(self, retrieved: Retrieved) -> dict[str, Any]:
         return {
             "documents": to_documents(retrieved),
-            "statuses": retrieved.statuses(),
+            "statuses": retrieved.statuses,
             "status": retrieved.results.status.value,
             "request_id": retrieved.request_id,
         }

@@ -1,0 +1,199 @@
+"""What the framework adapters (issue #21) add over calling ``Searcher`` directly, and
+whether they change the ranking.
+
+    python bench/integrations.py                      # SciFact, bge vectors (hybrid), 200 pairs
+    python bench/integrations.py --lexical --pairs 500 --max-queries 100
+
+SciFact's corpus is ingested into a fresh KB (one collection, the shipped defaults; with
+``--lexical`` no vectors: text mode). Then:
+
+- **Parity**: every judged query through the direct call (``Searcher.all_sync`` of one kb
+  request, then ``Searcher.fuse``) and through each adapter (LangChain ``invoke``,
+  LlamaIndex ``retrieve``, Haystack ``UnifindRetriever.run`` and ``UnifindSearcher.run``),
+  each at ``k`` = ``--k`` chunks; documents rank at their best chunk and ``ir-measures``
+  scores nDCG@10. The adapters must give the same ranked chunk ids and the same nDCG@10,
+  exactly (the issue's "equals").
+- **Overhead**: interleaved pairs over the same queries at k=10 — direct then adapter, the
+  order alternating per pair so neither always runs on a warmer cache — and the p50/p95 of
+  each and of the per-pair difference (the issue's target: ≤ 1 ms p50).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core: the machine is shared
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # no usage statistics
+
+from _datasets import Dataset, default_root, load_dataset, require_root
+from _eval import evaluate, first_occurrence, ranked_run
+
+from unifind import Searcher, SearchRequest, load_settings
+
+COLLECTION = "scifact"
+Ranker = Callable[[str, int], list[tuple[str, str]]]  # query, k -> [(chunk_id, document_id)]
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", type=Path, default=default_root(), help="datasets folder")
+    p.add_argument("--lexical", action="store_true", help="no vectors: text mode only (fast)")
+    p.add_argument("--k", type=int, default=100, help="chunks per query for the parity run")
+    p.add_argument("--pairs", type=int, default=200, help="interleaved pairs per adapter")
+    p.add_argument("--max-queries", type=int, default=None, help="judged queries for parity")
+    return p.parse_args(argv)
+
+
+def ingest(searcher: Searcher, ds: Dataset, lexical: bool) -> float:
+    searcher.kb.create(COLLECTION, embedder=None if lexical else "default")
+    t0 = time.perf_counter()
+    for i, doc in enumerate(ds.docs, 1):
+        if doc.text.strip():
+            searcher.kb.ingest_text(COLLECTION, doc.text, document_id=doc.doc_id, title=doc.title)
+        if i % 1000 == 0:
+            print(f"  ingested {i}/{len(ds.docs)}", file=sys.stderr, flush=True)
+    return time.perf_counter() - t0
+
+
+def direct(searcher: Searcher) -> Ranker:
+    def rank(query: str, k: int) -> list[tuple[str, str]]:
+        req = SearchRequest(type="kb", query=query, limit=k, collections=(COLLECTION,))
+        items = searcher.fuse(searcher.all_sync([req]), top_n=k)
+        return [(it.chunk_id or "", it.document_id or "") for it in items]
+
+    return rank
+
+
+def adapters(searcher: Searcher) -> dict[str, Ranker]:
+    """Each adapter as a ranker: built once per k (as an application keeps its retriever)."""
+    from unifind.integrations import haystack as hs
+    from unifind.integrations import langchain as lc
+    from unifind.integrations import llamaindex as li
+
+    coll = [COLLECTION]
+    built: dict[tuple[str, int], Any] = {}
+
+    def once(name: str, k: int, make: Callable[[], Any]) -> Any:
+        if (name, k) not in built:
+            built[(name, k)] = make()
+        return built[(name, k)]
+
+    def ids(meta: dict[str, Any]) -> tuple[str, str]:
+        return meta["chunk_id"], meta["document_id"]
+
+    def langchain(q: str, k: int) -> list[tuple[str, str]]:
+        r = once("lc", k, lambda: lc.UnifindRetriever(searcher=searcher, collections=coll, k=k))
+        return [ids(d.metadata) for d in r.invoke(q)]
+
+    def llamaindex(q: str, k: int) -> list[tuple[str, str]]:
+        r = once("li", k, lambda: li.UnifindRetriever(searcher, collections=coll,
+                                                       similarity_top_k=k))  # fmt: skip
+        return [ids(n.node.metadata) for n in r.retrieve(q)]
+
+    def haystack(q: str, k: int) -> list[tuple[str, str]]:
+        r = once("hr", k, lambda: hs.UnifindRetriever(searcher=searcher, collections=coll,
+                                                       top_k=k))  # fmt: skip
+        return [ids(d.meta) for d in r.run(q)["documents"]]
+
+    def haystack_fused(q: str, k: int) -> list[tuple[str, str]]:
+        r = once("hf", k, lambda: hs.UnifindSearcher(searcher=searcher, sources=["kb"],
+                                                      collections=coll, top_k=k))  # fmt: skip
+        return [ids(d.meta) for d in r.run(q)["documents"]]
+
+    return {
+        "LangChain retriever": langchain,
+        "LlamaIndex retriever": llamaindex,
+        "Haystack retriever": haystack,
+        "Haystack fused searcher": haystack_fused,
+    }
+
+
+def parity(ds: Dataset, rankers: dict[str, Ranker], k: int) -> dict[str, tuple[float, int]]:
+    """nDCG@10 of each ranker, and how many queries' chunk lists differ from the direct's."""
+    lists = {
+        name: {q: rank(text, k) for q, text in ds.queries.items()} for name, rank in rankers.items()
+    }
+    base = lists["direct"]
+    out = {}
+    for name, per_query in lists.items():
+        run = ranked_run({q: first_occurrence((d for _, d in hits), 100)
+                          for q, hits in per_query.items()})  # fmt: skip
+        differ = sum(per_query[q] != base[q] for q in ds.queries)
+        out[name] = (evaluate(ds, run).means["nDCG@10"], differ)
+    return out
+
+
+def overhead(queries: list[str], base: Ranker, adapter: Ranker, pairs: int) -> dict[str, float]:
+    """p50/p95 ms of the direct call, of the adapter, and of the per-pair difference."""
+    for q in queries[:5]:  # warm both paths (imports, first-use caches)
+        base(q, 10), adapter(q, 10)
+    a_ms, b_ms, diff = [], [], []
+    for i in range(pairs):
+        q = queries[i % len(queries)]
+        order = [(base, a_ms), (adapter, b_ms)]
+        if i % 2:
+            order.reverse()
+        took = {}
+        for fn, sink in order:
+            t0 = time.perf_counter()
+            fn(q, 10)
+            took[id(sink)] = (time.perf_counter() - t0) * 1000
+            sink.append(took[id(sink)])
+        diff.append(took[id(b_ms)] - took[id(a_ms)])
+
+    def p(xs: list[float], q: float) -> float:
+        return statistics.quantiles(xs, n=100, method="inclusive")[int(q) - 1]
+
+    return {"direct_p50": statistics.median(a_ms), "adapter_p50": statistics.median(b_ms),
+            "diff_p50": statistics.median(diff), "diff_p95": p(diff, 95)}  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    require_root(args.data, ["scifact"])
+    ds = load_dataset(args.data, "scifact").head(args.max_queries)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with tempfile.TemporaryDirectory(prefix="unifind-bench-integrations-") as tmp:
+            searcher = Searcher(load_settings(home=tmp, records=False))
+            try:
+                took = ingest(searcher, ds, args.lexical)
+                print(f"ingested {len(ds.docs)} docs in {took:.0f} s", file=sys.stderr)
+                report(args, ds, searcher)
+            finally:
+                searcher.close()
+    return 0
+
+
+def report(args: argparse.Namespace, ds: Dataset, searcher: Searcher) -> None:
+    base = direct(searcher)
+    rankers = {"direct": base, **adapters(searcher)}
+    mode = "text (lexical only)" if args.lexical else "hybrid (BM25 + bge-small-en-v1.5)"
+    print(f"SciFact, {len(ds.queries)} judged queries, {mode}, k={args.k}\n")
+    print("| path | nDCG@10 | queries whose ranked chunks differ from direct |")
+    print("|---|---|---|")
+    for name, (ndcg, differ) in parity(ds, rankers, args.k).items():
+        print(f"| {name} | {ndcg:.4f} | {differ} |")
+    queries = list(ds.queries.values())
+    print(f"\nOverhead, {args.pairs} interleaved pairs at k=10 (ms)\n")
+    print("| adapter | direct p50 | adapter p50 | difference p50 | difference p95 |")
+    print("|---|---|---|---|---|")
+    for name, rank in rankers.items():
+        if name == "direct":
+            continue
+        o = overhead(queries, base, rank, args.pairs)
+        print(f"| {name} | {o['direct_p50']:.2f} | {o['adapter_p50']:.2f} | "
+              f"{o['diff_p50']:+.3f} | {o['diff_p95']:+.3f} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
