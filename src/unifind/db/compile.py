@@ -17,7 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.sql.elements import ColumnElement
 
-from unifind.db.dsl import QueryDSL, SubAggregate, Where
+from unifind.db.dsl import QueryDSL, SubAggregate, SubQuery, Where
 from unifind.db.joins import Permit, Scope
 from unifind.db.models import Model, sql_table
 from unifind.db.permissions import permission_clause
@@ -193,7 +193,10 @@ class _Query:
         return compile_wheres(wheres, self.column, self.value)
 
     def value(self, value: Any) -> Any:
-        """A sub-aggregate's scalar subquery over the rows its model lets the caller see."""
+        """A sub-aggregate's scalar subquery, or an in/notin subquery's SELECT, over the rows
+        its model lets the caller see."""
+        if isinstance(value, SubQuery):
+            return self._subquery(value.query)
         if not isinstance(value, SubAggregate):
             return value
         self._subs += 1
@@ -207,6 +210,29 @@ class _Query:
         if perm is not None:
             sub = sub.where(perm)
         return sub.scalar_subquery()
+
+    def _subquery(self, dsl: QueryDSL) -> sa.Select[Any]:
+        """``SELECT field FROM model ... WHERE (perm) AND (...) [GROUP BY field HAVING ...]``:
+        not correlated with the outer query; every model it reads is permission-checked."""
+        self._subs += 1
+        model = self.scope.models[dsl.model or ""]
+        table: Any = sql_table(model).alias(f"s{self._subs}")
+        q = _Query(dsl, model, table, self.scope.models, self.permit)
+        clauses = [c for c in (self.permit(model, table), *q.outside, q.where(dsl.wheres))
+                   if c is not None]  # fmt: skip
+        field = dsl.groups[0] if dsl.aggregates else (dsl.select or ("",))[0]
+        stmt = sa.select(q.column(field)).select_from(q.source)
+        if clauses:
+            stmt = stmt.where(sa.and_(*(c.self_group() for c in clauses)))
+        if dsl.aggregates:
+            stmt = stmt.group_by(q.column(field))
+            for h in dsl.havings:
+                agg = next(a for a in dsl.aggregates if a.name == h.field)
+                fn = _FNS[agg.fn]
+                arg = q.column(agg.field) if agg.field else None
+                expr = fn(arg.distinct() if agg.distinct else arg) if arg is not None else fn()
+                stmt = stmt.having(_operator(expr, h.op, h.value))
+        return stmt
 
 
 def _fields(dsl: QueryDSL) -> list[str]:

@@ -129,16 +129,36 @@ class QueryDSL(_DSL):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
 
 
+class SubQuery(_DSL):
+    """A where's value for ``in``/``notin``: the values one field takes in the rows of
+    another query, ``{"query": {"model": "books", "select": ["author_id"], "wheres": [...]}}``
+    ("authors who wrote a book after 2000"; ``notin``: "... who never did"). The query
+    returns one field: ``select`` of one field, or one group with aggregates and havings
+    ("customers with more than 2 orders"). It reads only rows its model lets the caller
+    see; it takes no orders, limit or offset."""
+
+    query: QueryDSL
+
+
 def dsl_json_schema() -> dict[str, Any]:
     """The QueryDSL's JSON Schema (wire names: ``or``, ``as``, ``from``) for a host LLM."""
     schema = QueryDSL.model_json_schema(by_alias=True)
     defs = schema.setdefault("$defs", {})
     defs["SubAggregate"] = SubAggregate.model_json_schema(by_alias=True)
+    defs["SubQuery"] = {
+        "type": "object",
+        "description": SubQuery.__doc__.split("\n\n")[0].replace("\n", " ") if SubQuery.__doc__
+        else "",
+        "properties": {"query": {"$ref": "#"}},
+        "required": ["query"],
+        "additionalProperties": False,
+    }  # fmt: skip
     value = defs["Where"]["properties"]["value"]
     value["anyOf"] = [
         {"type": ["string", "number", "integer", "boolean", "null"]},
         {"type": "array", "maxItems": MAX_IN_VALUES},
         {"$ref": "#/$defs/SubAggregate"},
+        {"$ref": "#/$defs/SubQuery"},
     ]
     return schema
 
@@ -271,6 +291,8 @@ def _check_where(w: Where, scope: Scope, depth: int) -> Where:
     if w.field is None:
         raise InputError("a where needs a field (or nested wheres)")
     ref = scope.resolve(w.field, "wheres")
+    if w.op in ("in", "notin") and isinstance(w.value, dict | SubQuery):
+        return w.model_copy(update={"value": _check_subquery(w.value, ref.column, scope)})
     if isinstance(w.value, dict | SubAggregate):
         return w.model_copy(update={"value": _check_sub(w.op, w.value, ref.column, scope)})
     return w.model_copy(update={"value": _check_value(w.op, w.value, ref.column, ref.model)})
@@ -296,6 +318,38 @@ def _check_sub(op: str, value: Any, col: Column, scope: Scope) -> SubAggregate:
         raise InputError(f"{col.name} ({col.type}) cannot be compared with {sub.agg}"
                          f"({sub.field or '*'}): compare numbers with numbers")  # fmt: skip
     return sub
+
+
+def _check_subquery(value: Any, col: Column, scope: Scope) -> SubQuery:
+    """An in/notin subquery: its model declared, every name checked like any DSL's, one
+    field out whose kind matches the compared column."""
+    if isinstance(value, SubQuery):
+        query = value.query
+    else:
+        if set(value) != {"query"}:
+            raise InputError('an in/notin object value is a subquery {"query": {<QueryDSL>}}; '
+                             f"got keys {', '.join(sorted(map(str, value)))}")  # fmt: skip
+        query = parse_dsl(value["query"])
+    other = scope.models.get(query.model or "")
+    if other is None:
+        raise InputError(f"a subquery names its model; models: {', '.join(scope.models)}")
+    if query.orders or query.limit is not None or query.offset is not None:
+        raise InputError("a subquery takes no orders, limit or offset (it is a set of values)")
+    query = validate_dsl(query, other, scope.models)
+    if query.aggregates:
+        if len(query.groups) != 1:
+            raise InputError("a subquery with aggregates returns its one group field: "
+                             "give exactly one groups entry")  # fmt: skip
+        out = query.groups[0]
+    else:
+        if query.select is None or len(query.select) != 1:
+            raise InputError("a subquery returns one field: give select with one field")
+        out = query.select[0]
+    inner = Scope.of(other, scope.models, query.joins).resolve(out, "subquery").column
+    if (inner.type in _NUMERIC) != (col.type in _NUMERIC):
+        raise InputError(f"{col.name} ({col.type}) cannot be compared with the subquery's "
+                         f"{out} ({inner.type}): compare numbers with numbers")  # fmt: skip
+    return SubQuery(query=query)
 
 
 def describe_errors(exc: ValidationError) -> str:

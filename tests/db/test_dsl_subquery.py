@@ -1,0 +1,186 @@
+"""Issue #19: ``in``/``notin`` with a subquery in the QueryDSL ("authors who wrote a book
+after 2010", "... who never wrote one", "customers with more than 2 orders").
+
+SQLite on the library schema written for the join tests; PostgreSQL, MySQL/MariaDB and
+DuckDB on the demo shop through tests/db/test_issue19_dialects.py's fixture (each skipped
+with the reason when its server or driver is missing). Oracles are hand-written SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from tests.db.test_issue19_dialects import _ask, _truth, db  # noqa: F401  (fixture)
+
+from unifind.db.dsl import dsl_json_schema
+from unifind.db.leg import DBLeg
+from unifind.errors import InputError
+from unifind.types import Principal, Reason, SearchRequest, Status
+
+from ._joins_gen_schema import create, models
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
+    url = f"sqlite:///{tmp_path / 'library.sqlite'}"
+    engine = sa.create_engine(url)
+    create(engine)
+    engine.dispose()
+    leg = DBLeg(url, models(tenant=True))
+    yield leg, url
+    leg.close()
+
+
+def truth(url: str, sql: str) -> list[Any]:
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return [r[0] for r in conn.execute(sa.text(sql))]
+    finally:
+        engine.dispose()
+
+
+async def run(leg: DBLeg, dsl: dict[str, Any], principal: Principal | None = None) -> Any:
+    req = SearchRequest(type="db", query="agent query", uses="dsl", dsl=dsl, limit=100)
+    return await leg.search(req, principal=principal)
+
+
+def books(*wheres: dict[str, Any], **rest: Any) -> dict[str, Any]:
+    return {"query": {"model": "books", "select": ["author_id"], "wheres": list(wheres), **rest}}
+
+
+NORTH = Principal(tenant="north")
+
+
+async def test_in_and_notin_a_subquery(library: Any) -> None:
+    leg, url = library
+    after = {"field": "year", "op": ">", "value": 2010}
+    # books are not protected: their subquery needs no caller; authors are (tenant north)
+    res = await run(leg, {"model": "authors", "select": ["name"],
+                          "wheres": [{"field": "id", "op": "in", "value": books(after)}]},
+                    NORTH)  # fmt: skip
+    want = truth(url, "SELECT id FROM authors WHERE tenant = 'north' AND id IN "
+                      "(SELECT author_id FROM books WHERE year > 2010) ORDER BY id")  # fmt: skip
+    assert want and [i.data["id"] for i in res.items] == want
+    res = await run(leg, {"model": "authors", "select": ["name"],
+                          "wheres": [{"field": "id", "op": "notin", "value": books()}]},
+                    NORTH)  # fmt: skip
+    assert [i.data["name"] for i in res.items] == ["Emil Sand"]  # wrote none
+
+
+async def test_a_grouped_subquery_with_a_having(library: Any) -> None:
+    leg, url = library
+    sub = {"query": {"model": "books", "groups": ["author_id"],
+                     "aggregates": [{"fn": "count"}],
+                     "havings": [{"field": "count", "op": ">=", "value": 3}]}}  # fmt: skip
+    dsl = {"model": "authors", "select": ["name"],
+           "wheres": [{"field": "id", "op": "in", "value": sub}]}  # fmt: skip
+    res = await run(leg, dsl, NORTH)
+    want = truth(url, "SELECT name FROM authors WHERE tenant = 'north' AND id IN (SELECT "
+                      "author_id FROM books GROUP BY author_id HAVING count(*) >= 3)")  # fmt: skip
+    assert [i.data["name"] for i in res.items] == want == ["Carl Holm"]
+
+
+async def test_the_subquery_reads_only_rows_the_caller_may_see(library: Any) -> None:
+    leg, url = library
+    sub = {"query": {"model": "authors", "select": ["id"],
+                     "wheres": [{"field": "country", "value": "Norway"}]}}  # fmt: skip
+    dsl = {"model": "books", "select": ["title"],
+           "wheres": [{"field": "author_id", "op": "in", "value": sub}]}  # fmt: skip
+    res = await run(leg, dsl, NORTH)
+    want = truth(url, "SELECT title FROM books WHERE author_id IN (SELECT id FROM authors "
+                      "WHERE country = 'Norway' AND tenant = 'north') ORDER BY id")  # fmt: skip
+    assert want and [i.data["title"] for i in res.items] == want
+    res = await run(leg, dsl, Principal(tenant="south"))
+    assert res.items == ()  # Norway's authors belong to another tenant
+    res = await run(leg, dsl)  # no caller: the protected model is refused, not read
+    report = next(r for r in res.reports if r.backend == "books")
+    assert report.status is Status.DEGRADED and report.reason is Reason.FORBIDDEN
+
+
+@pytest.mark.parametrize(
+    ("value", "op", "message"),
+    [
+        ({"query": {"model": "books", "select": ["author_id", "year"]}}, "in", "one field"),
+        ({"query": {"model": "books", "select": ["author_id"], "limit": 2}}, "in", "no orders"),
+        ({"query": {"model": "shelves", "select": ["id"]}}, "in", "models: authors"),
+        ({"query": {"model": "books", "select": ["secret"]}}, "in", "allowed: id, title"),
+        ({"query": {"model": "books", "select": ["title"]}}, "in", "numbers with numbers"),
+        ({"query": {"model": "books", "select": ["author_id"]}, "x": 1}, "in", "got keys"),
+        ({"query": {"model": "books", "select": ["author_id"]}}, "=", "agg"),
+    ],
+)
+async def test_bad_subqueries_are_refused_naming_what_is_allowed(
+    library: Any, value: dict[str, Any], op: str, message: str
+) -> None:
+    leg, _ = library
+    dsl = {"model": "authors", "wheres": [{"field": "id", "op": op, "value": value}]}
+    with pytest.raises(InputError, match=message) as err:
+        await run(leg, dsl, NORTH)
+    assert "SELECT" not in str(err.value)
+
+
+def test_the_json_schema_offers_the_subquery() -> None:
+    schema = dsl_json_schema()
+    refs = [v.get("$ref") for v in schema["$defs"]["Where"]["properties"]["value"]["anyOf"]]
+    assert "#/$defs/SubQuery" in refs
+    assert schema["$defs"]["SubQuery"]["properties"]["query"] == {"$ref": "#"}
+
+
+async def test_subqueries_on_every_dialect(db: tuple[str, str | None]) -> None:  # noqa: F811
+    url, schema = db
+    paid = {"query": {"model": "orders", "select": ["product_id"],
+                      "wheres": [{"field": "status", "value": "paid"}]}}  # fmt: skip
+    got = await _ask(
+        url,
+        schema,
+        {
+            "model": "products",
+            "select": ["id"],
+            "wheres": [{"field": "id", "op": "in", "value": paid}],
+        },
+    )
+    want = _truth(
+        url,
+        schema,
+        "SELECT id FROM products WHERE id IN (SELECT product_id FROM "
+        "orders WHERE status = 'paid' AND tenant_id = 'acme') ORDER BY id",
+    )
+    assert want and [r["id"] for r in got] == [r[0] for r in want]
+    got = await _ask(
+        url,
+        schema,
+        {
+            "model": "products",
+            "select": ["id"],
+            "wheres": [{"field": "id", "op": "notin", "value": paid}],
+        },
+    )
+    want = _truth(url, schema, "SELECT id FROM products WHERE id NOT IN (SELECT product_id "
+                               "FROM orders WHERE status = 'paid' AND tenant_id = 'acme') "
+                               "ORDER BY id")  # fmt: skip
+    assert want and [r["id"] for r in got] == [r[0] for r in want]
+    many = {"query": {"model": "orders", "groups": ["customer_id"],
+                      "aggregates": [{"fn": "count"}],
+                      "havings": [{"field": "count", "op": ">", "value": 2}]}}  # fmt: skip
+    got = await _ask(
+        url,
+        schema,
+        {
+            "model": "customers",
+            "select": ["id"],
+            "wheres": [{"field": "id", "op": "in", "value": many}],
+        },
+    )
+    want = _truth(
+        url,
+        schema,
+        "SELECT id FROM customers WHERE tenant_id = 'acme' AND id IN "
+        "(SELECT customer_id FROM orders WHERE tenant_id = 'acme' "
+        "GROUP BY customer_id HAVING count(*) > 2) ORDER BY id",
+    )
+    assert want and [r["id"] for r in got] == [r[0] for r in want]
