@@ -36,11 +36,11 @@ import sqlglot
 from sqlglot import exp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from db_spider import DATA, declare, matches  # noqa: E402
+from db_spider import DATA, declare, matches
 
-from unifind.db.leg import DBLeg  # noqa: E402
-from unifind.errors import InputError  # noqa: E402
-from unifind.types import SearchRequest  # noqa: E402
+from unifind.db.leg import DBLeg
+from unifind.errors import InputError
+from unifind.types import SearchRequest
 
 OUTCOMES = ("match", "mismatch", "refused", "unsupported", "error")
 
@@ -207,7 +207,7 @@ class _Query:
                     "value": self._literal(node.expression)}  # fmt: skip
         if isinstance(node, exp.In):
             if node.args.get("query") is not None:
-                raise Unsupported("NOT IN subquery" if negate else "IN subquery")
+                return self._in_query(node, negate)
             values = [self._literal(v) for v in node.expressions]
             return {"field": self._field(node.this), "op": "notin" if negate else "in",
                     "value": values}  # fmt: skip
@@ -239,6 +239,23 @@ class _Query:
         if self._is_column(right):
             raise Unsupported("column compared with a column")
         return {"field": field, "op": op, "value": self._literal(right)}
+
+    def _in_query(self, node: exp.In, negate: bool) -> dict[str, Any]:
+        """``x [NOT] IN (SELECT y FROM ...)`` → an in/notin subquery (not correlated)."""
+        kind = "NOT IN subquery" if negate else "IN subquery"
+        sub = node.args["query"]
+        sel = sub.this if isinstance(sub, exp.Subquery) else sub
+        if not isinstance(sel, exp.Select):
+            raise Unsupported(f"{kind} over a set operation")
+        try:
+            inner = _Query(self.conv, sel).dsl()
+        except Unsupported as exc:
+            raise Unsupported(f"{kind}: {exc.construct}") from exc
+        if inner.get("orders") or inner.get("limit"):
+            raise Unsupported(f"{kind} with ORDER BY/LIMIT")
+        self.constructs.add("in subquery")
+        return {"field": self._field(node.this), "op": "notin" if negate else "in",
+                "value": {"query": inner}}  # fmt: skip
 
     def _is_column(self, node: Any) -> bool:
         """A column reference (a double-quoted string that names no column is a literal)."""
