@@ -3,7 +3,8 @@ the question best answers, and the result says which; rows of several models are
 only when they fit equally, and then the result says so.
 
 "Fits best": fewest words of the question it could not account for, then named earliest in
-the question ("heads of the departments" is about heads), then declaration order.
+the question ("heads of the departments" is about heads), then no join (a model answering
+from its own rows), then declaration order.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def pick_one(runs: Sequence[Run], models: dict[str, Model], question: str) -> li
     if len(answering) < 2:
         return []
     text = normalise(question)
-    keys = {r.model: (r.unknown, _position(models[r.model], text)) for r in answering}
+    keys = {r.model: (r.unknown, _position(models[r.model], text), _joined(r.dsl))
+            for r in answering}  # fmt: skip
     best = min(keys.values())
     winners = [r for r in answering if keys[r.model] == best]
     if len(winners) > 1:
@@ -49,6 +51,26 @@ def pick_one(runs: Sequence[Run], models: dict[str, Model], question: str) -> li
     others = ", ".join(r.model for r in answering if r is not winner)
     return [f"answered from model {winner.model}, the one that fits the question best "
             f"(also searched: {others})"]  # fmt: skip
+
+
+def _joined(dsl: Any) -> int:
+    """1 when the query joins another model: between equal fits, the model that answers
+    from its own rows is the plainer reading (a join table seen through its relation reads
+    like the model it points to)."""
+    if not isinstance(dsl, dict):
+        return 0
+    if dsl.get("joins"):
+        return 1
+    names: list[Any] = [*dsl.get("select", ()), *dsl.get("groups", ())]
+    names += [a.get("field") for a in dsl.get("aggregates", ())]
+
+    def walk(ws: Any) -> None:
+        for w in ws or ():
+            names.append(w.get("field"))
+            walk(w.get("wheres"))
+
+    walk(dsl.get("wheres"))
+    return int(any(isinstance(n, str) and "." in n for n in names))
 
 
 def _answers(run: Run) -> bool:

@@ -132,7 +132,9 @@ def _build(model: Model, models: Mapping[str, Model]) -> JoinedView | None:
             field = f"{name}.{col.name}"
             phrased = [f"{n} {w}" for n in nouns for w in words if w not in nouns]
             if other.title_column == col.name:
-                phrased += nouns  # "the customer" shows the customer's name
+                # "the customer" shows the customer's name, unless the word is part of a
+                # phrase naming the model's own column ("customer id")
+                phrased += [n for n in nouns if not any(n in w.split() for w in own)]
             candidates[field] = (col, phrased)
             seen_values.update({normalise(v) for v in col.values or ()})
             if reach[rel.model] > 1:
