@@ -140,12 +140,22 @@ class AskSection(BaseModel):
     """Ask the answer's LLM this many times and keep the answer whose citations check best."""
     support: Literal["lexical", "embed", "cross"] | None = None
     """The citation support model (None: the default, ``embed``)."""
+    judge: str = "none"
+    """An LLM judge of the citations the rules leave open (``not_supported``, or supported
+    by a small margin): ``none`` or ``agent:<profile>`` (:mod:`unifind.agent.judge`)."""
     deadline_s: float = Field(default=60.0, gt=0, le=3600)
     """The whole ask's deadline in seconds: searches still running then are cancelled and
     reported ``degraded``/``timeout``, and the answer is made from what came."""
     max_answer_chars: int = Field(default=100_000, ge=1_000, le=10_000_000)
     """The longest LLM answer read: the stream stops there, the answer keeps what came and
     its note says so."""
+
+    @field_validator("judge")
+    @classmethod
+    def _judge(cls, v: str) -> str:
+        if v != "none" and not re.fullmatch(r"agent:\S+", v):
+            raise ValueError(f"judge {v!r}: write none or agent:<profile>")
+        return v
 
     @field_validator("hooks", mode="before")
     @classmethod

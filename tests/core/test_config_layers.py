@@ -129,6 +129,7 @@ def test_the_layers_merge_in_order_and_remember_who_set_each_value(
         "support": "default",
         "deadline_s": "env:UNIFIND_ASK_DEADLINE_S",
         "max_answer_chars": "default",
+        "judge": "default",
     }
     assert cfg["deadline_s"] == 20.0 and cfg["skip_threshold"] == 2
     terse = merge(settings_layers(s, "terse"))

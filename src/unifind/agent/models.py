@@ -108,6 +108,9 @@ class Verdict(BaseModel):
     """The support model's probability for this id alone (None: not scored)."""
     rule: str | None = None
     """For ``contradicted``: ``number``, ``negation``, ``direction`` or ``entity``."""
+    by: Literal["rules", "agent"] = "rules"
+    """Who decided: the deterministic rules, or the ``ask.judge`` LLM (its ``reason``
+    starts with ``agent:<profile>`` and keeps the rules' call)."""
 
 
 class CitationReport(BaseModel):
@@ -135,6 +138,10 @@ class CitationReport(BaseModel):
     verdicts: list[Verdict] = Field(default_factory=list)
     """Every (sentence, cited id) pair's verdict, in the answer's order, then each factual
     sentence that cites nothing (``uncited_claim``)."""
+    judge: str | None = None
+    """The ``ask.judge`` that reviewed the rules' open calls (None: rules only)."""
+    judge_note: str | None = None
+    """What the judge did: how many it judged, how many kept the rules' verdict and why."""
 
     def count(self, verdict: str) -> int:
         """How many pairs got ``verdict``."""

@@ -19,6 +19,7 @@ from unifind.agent._support_model import MODES, SupportMode
 from unifind.agent.answer import MAX_ANSWER_CHARS, NO_LLM, answer_profile, messages
 from unifind.agent.citestream import CitationStream
 from unifind.agent.deadline import until
+from unifind.agent.judge import review
 from unifind.agent.models import (
     Answer,
     AskEvent,
@@ -63,9 +64,11 @@ async def answer_events(
     support_mode: str | None = None,
     max_chars: int = MAX_ANSWER_CHARS,
     principal: Principal | None = None,
+    judge: str | None = None,
 ) -> AsyncIterator[AskEvent]:
     """``references`` → ``answer.delta``… → ``citations`` → ``done``; the answer stops at
-    ``max_chars`` (``ask.max_answer_chars``)."""
+    ``max_chars`` (``ask.max_answer_chars``); ``judge`` (``ask.judge``) reviews the
+    citations the rules leave open (:mod:`unifind.agent.judge`)."""
     refs = searcher.references(results, request_id=rid, top_n=top_n, principal=principal,
                                citation_format="[{id}]")  # fmt: skip
     shown = [r.model_dump(mode="json", exclude_none=True) for r in refs.references]
@@ -76,7 +79,8 @@ async def answer_events(
     try:
         async for ev in _answer(searcher, message, plan, results, rid, refs, shown, loading,
                                 answer_uses=answer_uses, t0=t0, deadline=deadline,
-                                samples=samples, max_chars=max_chars):  # fmt: skip
+                                samples=samples, max_chars=max_chars,
+                                judge=judge):  # fmt: skip
             yield ev
     finally:
         loading.cancel()
@@ -97,6 +101,7 @@ async def _answer(
     deadline: float | None,
     samples: int,
     max_chars: int,
+    judge: str | None = None,
 ) -> AsyncIterator[AskEvent]:
     name = answer_profile(searcher.settings, answer_uses)
     note: str | None = None
@@ -135,6 +140,8 @@ async def _answer(
     if report is None or not text:
         scorer = await loading
         report = await asyncio.to_thread(check, text, refs, scorer, None, deadline)
+    if text:
+        report = await review(report, refs, searcher.settings, judge, deadline)
     yield AskEvent("citations", report.model_dump(mode="json"))
     out = Answer(
         request_id=rid,

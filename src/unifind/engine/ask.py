@@ -215,7 +215,7 @@ class Asking(SyncFacade):
         async for ev in answer_events(
             self, message, plan, results, rid, answer_uses=answer_uses, top_n=cfg["top_n"], t0=t0,
             deadline=deadline, samples=samples, support_mode=support,
-            max_chars=cfg["max_answer_chars"], principal=principal,
+            max_chars=cfg["max_answer_chars"], principal=principal, judge=cfg["judge"],
         ):  # fmt: skip
             if ev.kind == "done" and cut is not None:
                 ev.data["output"].note = cut
