@@ -172,3 +172,28 @@ def test_a_hostile_document_renders_as_text(
     assert page.evaluate("window.__pwned") is None
     assert tab.dialogs == []
     shots(page, "search-hostile")
+
+
+def test_a_race_reports_the_loser_skipped(
+    world: World, console: Callable[[World], Console]
+) -> None:
+    gate = threading.Event()
+
+    def held(seen: Seen) -> Respond:
+        gate.wait(20)
+        return Respond(json=HITS)
+
+    world.web.route("GET", "/search", held)
+    tab = console(world)
+    page = tab.open(world.key_a)
+    pick_sources(page, db=False)
+    page.select_option("#mode", "race")
+    try:
+        search(page, "refunds")
+        assert finished(page) == "ok"  # the KB finished first; the web never answered
+    finally:
+        gate.set()
+    row = page.locator("#backends tr[data-leg=web]")
+    assert row.get_attribute("data-status") == "skipped"
+    assert "cancelled" in (row.locator("td.detail").text_content() or "")
+    assert page.locator("#hits li[data-type=web]").count() == 0

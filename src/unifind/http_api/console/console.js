@@ -144,6 +144,8 @@
     document.title = t("title");
     for (const e of document.querySelectorAll("[data-t]")) e.textContent = t(e.dataset.t);
     for (const e of document.querySelectorAll("th[data-c]")) e.textContent = label("column", e.dataset.c);
+    const auto = $("web-provider").querySelector("option[value='']");
+    if (auto) auto.textContent = t("provider_auto");
     renderRows();
     renderLegend();
     showKeyState();
