@@ -3,6 +3,10 @@ and bad input: a clear result, never a crash or a hang."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -247,3 +251,20 @@ def test_a_closest_sentence_that_denies_too_or_only_asks_does_not(source: str) -
 
     _, found = SourceSentences().judge(DENIAL, "r", source, [(source, 0.85)])
     assert found is None
+
+
+def test_the_readme_verdict_example_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    """README's ask section: the Python example showing each verdict kind, run as written;
+    its output is the text block that follows it."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"```python\n(from unifind import KnowledgeBase\n.*?)```\n\n```text\n(.*?)```",
+                  readme, re.S)  # fmt: skip
+    assert m is not None, "README's verdict example (python, then its output) is missing"
+    code, shown = m.groups()
+    env = {**os.environ, "UNIFIND_HOME": str(tmp_path / "home"), "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == shown.splitlines()
+    kinds = {line.split()[0] for line in shown.splitlines()}
+    assert kinds == {"supported", "contradicted", "not_supported", "unknown_id", "uncited_claim"}
