@@ -191,3 +191,37 @@ def test_a_pasted_key_lives_in_the_tab_session_only(
     assert page.input_value("#key") == ""  # not left in the field
     page.click("#key-clear")
     assert page.evaluate("sessionStorage.getItem('unifind.key')") is None
+
+
+def test_the_page_refuses_inline_script_and_html_strings(
+    world: World, console: Callable[[World], Console]
+) -> None:
+    # The guards the other tests rely on, shown to bite, and shown to be reported (a report
+    # fails whichever test it happens in).
+    tab = console(world)
+    page = tab.page
+
+    def with_inline_script(route: Any) -> None:
+        # The server's own page and headers (its CSP), with an inline script added.
+        real = route.fetch()
+        body = real.text().replace("</body>", "<script>window.__ran = 1</script></body>")
+        route.fulfill(response=real, body=body)
+
+    page.route(world.url + "/", with_inline_script)
+    tab.open()
+    page.wait_for_function("() => (window.__csp || []).length > 0")
+    assert page.evaluate("window.__ran") is None
+    assert any(v.startswith("script-src") for v in tab.violations()), tab.violations()
+    # Trusted Types: a string given to an HTML or script sink throws.
+    thrown = page.evaluate(
+        """() => [
+        () => { document.getElementById("hits").innerHTML = "<b>x</b>"; },
+        () => { document.createElement("script").textContent = "window.__ran = 2"; },
+    ].map((f) => { try { f(); return null; } catch (e) { return e.name; } })"""
+    )
+    assert thrown == ["TypeError", "TypeError"]
+    assert page.locator("#hits b").count() == 0
+    assert any("trusted-types" in v for v in tab.violations()), tab.violations()
+    # Seen and checked: clear them so the fixture's own check passes.
+    page.evaluate("() => { window.__csp = []; }")
+    tab.problems.clear()
