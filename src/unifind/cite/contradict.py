@@ -273,12 +273,20 @@ def _has(text: str, prefixes: Iterable[str]) -> str:
             if p in text:
                 return p
             continue
-        tail = r"[a-z\-]*" if len(p) >= 6 else r"(?:s|d|e|ed|es|ing|ion|ions|tion|tions)?"
         # "at least one", "at most 3": a bound, not a superlative.
-        for m in re.finditer(rf"(?<![A-Za-z]){re.escape(p)}{tail}(?![A-Za-z])", text, re.I):
-            if not re.search(r"\bat\s+$", text[: m.start()], re.I):
+        for m in _word_of(p).finditer(text):
+            if not _BOUND.search(text, 0, m.start()):
                 return m.group(0).lower()
     return ""
+
+
+_BOUND = re.compile(r"\bat\s+$", re.I)
+
+
+@functools.lru_cache(maxsize=1024)
+def _word_of(prefix: str) -> re.Pattern[str]:
+    tail = r"[a-z\-]*" if len(prefix) >= 6 else r"(?:s|d|e|ed|es|ing|ion|ions|tion|tions)?"
+    return re.compile(rf"(?<![A-Za-z]){re.escape(prefix)}{tail}(?![A-Za-z])", re.I)
 
 
 def agrees(claim: str, source: str, found: Conflict) -> bool:
