@@ -44,6 +44,11 @@ class Retrieved:
         return self.results.request_id
 
     @cached_property
+    def status(self) -> str:
+        """The search's overall ``ok`` / ``partial`` / ``unavailable``."""
+        return self.results.status.value
+
+    @cached_property
     def statuses(self) -> list[dict[str, Any]]:
         """Every backend's report (``leg``, ``backend``, ``status``, ``reason``, ``error``...),
         built once per search: every document of it shares this list."""
@@ -203,6 +208,9 @@ def _merge(into: dict[str, Any], more: Mapping[str, Any]) -> None:
         into[key] = value
 
 
+_WHERE = ("url", "collection", "document_id", "chunk_id", "model", "record_id", "data")
+
+
 def metadata(item: Item, retrieved: Retrieved) -> dict[str, Any]:
     """An item's metadata for a framework document: where it came from, its citation id,
     its provenance (``matched``) and every backend's status for the search that found it.
@@ -218,12 +226,17 @@ def metadata(item: Item, retrieved: Retrieved) -> dict[str, Any]:
         "score": item.score,
         "source": item.source,
         "weight": item.weight,
-        "matched": [m.model_dump(mode="json") for m in item.matched],
+        # Plain dicts, not model_dump: ~10x faster, and this runs for every document.
+        "matched": [
+            {"leg": m.leg, "backend": m.backend, "rank": m.rank, "score": m.score}
+            for m in item.matched
+        ],
         "statuses": retrieved.statuses,
-        "status": retrieved.results.status.value,
+        "status": retrieved.status,
     }
-    fields = ("url", "collection", "document_id", "chunk_id", "model", "record_id", "data")
-    out.update({f: getattr(item, f) for f in fields if getattr(item, f) is not None})
+    for name in _WHERE:
+        if (value := getattr(item, name)) is not None:
+            out[name] = value
     if item.metadata:
         out["metadata"] = dict(item.metadata)
     return out

@@ -214,7 +214,7 @@ class UnifindSearcher(_Base):
         return {
             "documents": to_documents(retrieved),
             "statuses": retrieved.statuses,
-            "status": retrieved.results.status.value,
+            "status": retrieved.status,
             "request_id": retrieved.request_id,
         }
 
