@@ -23,6 +23,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 from unifind.agent.models import CitationReport, Unsupported, Verdict, VerdictEvidence
+from unifind.agent.support import resolver
 from unifind.cite import References
 from unifind.config import Settings
 from unifind.types import Item
@@ -70,7 +71,7 @@ async def review(
     if uses in (None, "none") or not report.verdicts:
         return report
     name = uses.partition(":")[2]
-    by_token = _resolver(refs)
+    by_token = resolver(refs)
     todo = [
         i
         for i, v in enumerate(report.verdicts)
@@ -202,10 +203,3 @@ def _rebuilt(
 def _summary(failures: Sequence[str]) -> str:
     seen = list(dict.fromkeys(f[:200] for f in failures))
     return "; ".join(seen[:3]) + (f"; and {len(seen) - 3} more" if len(seen) > 3 else "")
-
-
-def _resolver(refs: References) -> dict[str, Item]:
-    out: dict[str, Item] = {}
-    for i, ref in enumerate(refs.references, start=1):
-        out[str(ref.citation_id)] = out[str(i)] = ref
-    return out

@@ -163,7 +163,7 @@ def support_until(
     96 s past the ask's deadline)."""
     scorer = scorer or SupportScorer()
     extractors = extractors or scorer.extractors()
-    by_token = _resolver(refs)
+    by_token = resolver(refs)
     sources = SourceSentences()
     out: list[SentenceSupport] = []
     unchecked = 0
@@ -251,7 +251,7 @@ def uncited_claims(text: str) -> list[CitationVerdict]:
     return out
 
 
-def _resolver(refs: References) -> dict[str, Item]:
+def resolver(refs: References) -> dict[str, Item]:
     """Citation token (id or 1-based index) → the shown reference."""
     out = {}
     for i, ref in enumerate(refs.references, start=1):
