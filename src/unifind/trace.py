@@ -138,7 +138,7 @@ LABELS: dict[str, dict[str, dict[str, str]]] = {
         "leg": {"web": "网页", "kb": "知识库", "db": "数据库"},
         "stage": {
             "lexical": "关键词", "vector": "向量", "rerank": "重排", "graph": "图谱",
-            "store": "存储",
+            "store": "存储", "understanding": "理解",
         },
         "status": {
             "ok": "正常", "degraded": "降级", "disabled": "未启用", "skipped": "已跳过",
@@ -149,7 +149,7 @@ LABELS: dict[str, dict[str, dict[str, str]]] = {
             "timeout": "超时", "rate_limited": "被限流", "auth": "认证失败",
             "no_key": "缺少密钥", "bad_response": "响应无效", "unreachable": "无法连接",
             "cancelled": "已取消", "forbidden": "无权访问", "not_configured": "未配置",
-            "not_requested": "未请求", "error": "出错", "none": "无",
+            "not_requested": "未请求", "not_understood": "未理解", "error": "出错", "none": "无",
         },
         "kind": {
             "loading": "开始", "plan": "计划", "leg": "来源", "items": "结果",

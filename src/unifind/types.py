@@ -49,6 +49,8 @@ class Reason(StrEnum):
     FORBIDDEN = "forbidden"
     NOT_CONFIGURED = "not_configured"
     NOT_REQUESTED = "not_requested"
+    NOT_UNDERSTOOD = "not_understood"
+    """A database question's words the generator could not use: the answer is partial."""
     ERROR = "error"
 
 
@@ -296,6 +298,11 @@ class SearchResult(_Value):
     """Request-level facts: a truncated query, an ignored option."""
     keywords: tuple[str, ...] | None = None
     dsl: dict[str, Any] | None = None
+    understood: dict[str, str] | None = None
+    """db: each content word of the question → what the query used it for (``value of
+    city``, ``column age``, ``not used: …``); a word not used makes the status partial."""
+    confidence: float | None = None
+    """db: the share of the question's content words the query used (1.0: every one)."""
     entities: tuple[dict[str, Any], ...] | None = None
     relations: tuple[dict[str, Any], ...] | None = None
     graph_nodes: tuple[dict[str, Any], ...] | None = None

@@ -45,7 +45,9 @@ async def test_natural_language_injection_is_inert(
         principal=Principal(tenant="acme"),
         explain=True,
     )
-    assert all(r.status in (Status.OK, Status.SKIPPED) for r in res.reports), res.reports
+    # The words it could not use make the answer partial (issue #19), nothing failed.
+    ran = [r for r in res.reports if r.stage != "understanding"]
+    assert all(r.status in (Status.OK, Status.SKIPPED) for r in ran), res.reports
     assert counts(shop_path) == before
     # Words that map to nothing only rank (issue #12), and the note names them.
     assert any(n.startswith("not understood:") for n in res.notes), res.notes

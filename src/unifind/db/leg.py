@@ -228,7 +228,10 @@ class DBLeg:
             dsl = validate_dsl(combine(preset, gen.dsl), model, models)
             run.dsl, run.notes = dsl.to_dict(), list(gen.notes)
             run.unknown, run.off_topic = len(gen.unknown), gen.off_topic
+            run.understood, run.confidence = gen.understood, gen.confidence
             limit = min(dsl.limit or req.limit, req.limit, self.row_cap)
+            # A generated "top N" reads a few rows past N to tell whether the N-th is tied.
+            ties = _tie_window(dsl, limit, req, self.row_cap, generator)
             if req.offset + (dsl.offset or 0) > MAX_INT:
                 raise GenerationError(f"offset {req.offset} + the query's {dsl.offset} is past "
                                       f"the database's integer range (at most {MAX_INT})",
@@ -237,7 +240,7 @@ class DBLeg:
                 dsl,
                 model,
                 permission=permission,
-                limit=limit,
+                limit=limit + ties,
                 offset=req.offset,
                 table=table,
                 models=models,
@@ -263,6 +266,8 @@ class DBLeg:
         except SourceError as exc:
             run.report = _degraded(model.name, exc.reason, f"{model.name}: {exc}", t0)
             return run
+        rows, tied = _keep_ties(rows, dsl, limit, ties) if ties else (rows, "")
+        run.notes += [tied] if tied else []
         if dsl.aggregates:
             run.items = aggregate_items(model, rows, dsl.groups, req)
         else:
@@ -276,6 +281,7 @@ class DBLeg:
             note = "; ".join([note, *why])
         run.report = LegReport(leg="db", backend=model.name, status=Status.OK,
                                hits=len(rows), took_ms=_ms(t0), note=note)  # fmt: skip
+        run.partial = None if gen.off_topic else _partial(model.name, gen)
         return run
 
     async def _why_empty(
@@ -336,6 +342,10 @@ class _Run:
         self.unknown = 0
         """Words of the question the generator could not account for."""
         self.off_topic = False
+        self.understood: tuple[tuple[str, str], ...] = ()
+        self.confidence: float | None = None
+        self.partial: LegReport | None = None
+        """The ``understanding`` stage's report when a word of the question was not used."""
 
 
 def uses_name(generator: Generator) -> str:
@@ -402,13 +412,65 @@ def _result(
 ) -> SearchResult:
     items = sorted((i for r in runs for i in r.items), key=lambda i: -i.score)[: req.limit]
     reports = [r.report for r in runs if r.report is not None]
+    answered = [r for r in runs if r.report is not None and r.report.status is Status.OK]
+    reports += [r.partial for r in answered if r.partial is not None]
     reports += [LegReport(leg="db", backend=n, status=Status.SKIPPED,
                           reason=Reason.NOT_REQUESTED, note=why) for n, why in skipped]  # fmt: skip
     dsls = [r.dsl for r in runs if r.dsl is not None]
     dsl = dsls[0] if len(dsls) == 1 else ({"queries": dsls} if dsls else None)
     notes = (*(picked or ()), *(n for r in runs for n in r.notes))
+    shown = next((r for r in answered if r.confidence is not None and not r.off_topic), None)
     return SearchResult(type="db", query=req.query, items=tuple(items), reports=tuple(reports),
-                        took_ms=took_ms, dsl=dsl, notes=notes)  # fmt: skip
+                        took_ms=took_ms, dsl=dsl, notes=notes,
+                        understood=dict(shown.understood) if shown else None,
+                        confidence=shown.confidence if shown else None)  # fmt: skip
+
+
+#: Rows read past a generated "top N" to find those tied with the N-th.
+TIE_WINDOW = 20
+
+
+def _tie_window(
+    dsl: QueryDSL, limit: int, req: SearchRequest, row_cap: int, generator: Generator
+) -> int:
+    """How many rows past ``limit`` to read for ties (0: none). Only for a generated
+    superlative: a query an agent wrote keeps the limit it wrote."""
+    if not (dsl.limit and dsl.orders) or generator.name == AS_WRITTEN or req.offset:
+        return 0
+    return max(0, min(TIE_WINDOW, row_cap - limit, req.limit - limit))
+
+
+def _keep_ties(
+    rows: list[dict[str, Any]], dsl: QueryDSL, limit: int, window: int
+) -> tuple[list[dict[str, Any]], str]:
+    """The first ``limit`` rows, and a note when rows past them tie with the last on every
+    sort key (issue #19: "the most common age" where two ages share the top count has no
+    single answer; the one shown is the database's pick, and the note says so)."""
+    keys = [o.field for o in dsl.orders]
+    if len(rows) <= limit or any(k not in rows[0] for k in keys):
+        return rows[:limit], ""
+    last = [rows[limit - 1][k] for k in keys]
+    n = limit
+    while n < len(rows) and [rows[n][k] for k in keys] == last:
+        n += 1
+    if n == limit:
+        return rows[:limit], ""
+    shown = ", ".join(f"{k} = {v}" for k, v in zip(keys, last, strict=True))
+    more = " or more" if n == limit + window else ""
+    return rows[:limit], (f"tie: {n - limit}{more} row(s) not shown have the same {shown} "
+                          f"as row {limit}; the top {limit} is not unique (ask for more rows "
+                          "to see them)")  # fmt: skip
+
+
+def _partial(backend: str, gen: Generation) -> LegReport | None:
+    """A question answered without some of its words is a partial answer (DESIGN §7): the
+    ``understanding`` stage reports which words, and what was done instead."""
+    if not gen.unknown:
+        return None
+    said = [n for n in gen.notes if n.startswith("not understood")]
+    why = "; ".join(said) or f"not understood: {', '.join(gen.unknown)}"
+    return LegReport(leg="db", backend=backend, stage="understanding", status=Status.DEGRADED,
+                     reason=Reason.NOT_UNDERSTOOD, error=f"{backend}: {why}")  # fmt: skip
 
 
 def _ms(t0: float) -> float:

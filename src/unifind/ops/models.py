@@ -218,6 +218,10 @@ class LegSummary(BaseModel):
     notes: list[str] = Field(default_factory=list)
     keywords: list[str] | None = None
     dsl: dict[str, Any] | None = None
+    understood: dict[str, str] | None = None
+    """db: each content word of the question → what the query used it for."""
+    confidence: float | None = None
+    """db: the share of the question's content words the query used (1.0: all)."""
     entities: list[dict[str, Any]] | None = None
     relations: list[dict[str, Any]] | None = None
     graph_nodes: list[dict[str, Any]] | None = None

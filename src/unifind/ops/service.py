@@ -330,6 +330,8 @@ def _summary(res: SearchResult) -> LegSummary:
         notes=list(res.notes),
         keywords=list(res.keywords) if res.keywords is not None else None,
         dsl=res.dsl,
+        understood=res.understood,
+        confidence=res.confidence,
         entities=list(res.entities) if res.entities is not None else None,
         relations=list(res.relations) if res.relations is not None else None,
         graph_nodes=list(res.graph_nodes) if res.graph_nodes is not None else None,

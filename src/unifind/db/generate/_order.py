@@ -62,6 +62,14 @@ def read_order(scan: Scan, senses: dict[str, Sense]) -> tuple[list[Ordering], in
         scan.consume(*m.span())
         top = True
     orders: list[Ordering] = []
+    for m, measure, sort in _adjectives(scan, senses):
+        n = m["pre"] or m["post"]
+        if n:
+            limit = int(number(n))
+        elif limit is None and not _plural_follows(scan, m.end()):
+            limit = 1
+        scan.consume(*m.span())
+        orders.append(Ordering(measure.name, sort))
     for phrases, target, sort in SUPERLATIVES:
         col = _target(senses, target, scan)
         if col is None:
@@ -89,6 +97,31 @@ def read_order(scan: Scan, senses: dict[str, Sense]) -> tuple[list[Ordering], in
     return orders, limit
 
 
+#: Superlative adjectives that name their measure ("the tallest building": height), read
+#: only where the model has a column that the measure's word names (see _comparative).
+ADJECTIVES = {
+    "oldest": ("age", "desc"), "youngest": ("age", "asc"), "tallest": ("height", "desc"),
+    "shortest": ("height", "asc"), "longest": ("length", "desc"),
+    "fastest": ("speed", "desc"), "slowest": ("speed", "asc"),
+}  # fmt: skip
+_ADJECTIVE = re.compile(
+    rf"(?:{_LEAD}(?P<pre>{_N})\s+)?(?<![a-z])(?:the\s+)?(?P<adj>{'|'.join(ADJECTIVES)})"
+    rf"(?![a-z])(?:\s+(?P<post>{_N})(?![\d.a-z]))?"
+)
+
+
+def _adjectives(scan: Scan, senses: dict[str, Sense]) -> list[tuple[re.Match[str], Column, str]]:
+    out = []
+    for m in scan.find(_ADJECTIVE):
+        word, sort = ADJECTIVES[m["adj"]]
+        col = next((s.column for s in senses.values()
+                    if s.column.type in ("integer", "number")
+                    and any(phrase_pattern(word).fullmatch(w) for w in s.words)), None)  # fmt: skip
+        if col is not None:
+            out.append((m, col, sort))
+    return out
+
+
 def _target(senses: dict[str, Sense], target: str, scan: Scan) -> Column | None:
     if target == "date":
         dated = [s for s in senses.values() if s.column.type in ("date", "datetime")]
@@ -107,7 +140,8 @@ def _plural_follows(scan: Scan, end: int) -> bool:
 
 
 #: "the employee with the highest ...": a singular noun holding the superlative.
-_SINGLE = re.compile(r"(?<![a-z])(?:the|a|an)\s+[a-z]+(?<!s)\s+(?:with|having|who has|that has)"
+_SINGLE = re.compile(r"(?<![a-z])(?:the|a|an|of|for)\s+[a-z]+(?<!s)\s+"
+                     r"(?:with|having|who has|that has|which has)"
                      r"\s+the\s+$|(?<![a-z])(?:which|what)\s+[a-z]+(?<!s)\s+(?:has|had|is|was)"
                      r"\s+the\s+$")  # fmt: skip
 

@@ -42,6 +42,11 @@ class Generation:
     unknown: tuple[str, ...] = ()
     """Words of the question this model could not account for: when the leg picks among
     models, the one that fits best answers."""
+    understood: tuple[tuple[str, str], ...] = ()
+    """Each content word of the question → what it was used for ("value of city", "column
+    age", "not used: ..."); empty when the generator does not account words (an LLM's)."""
+    confidence: float | None = None
+    """The share of content words used (1.0: all); None when not accounted."""
 
 
 class Generator(Protocol):

@@ -24,6 +24,7 @@ from typing import Any
 
 from unifind.db.compile import like_pattern
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
+from unifind.db.generate._account import Ledger, name_uses
 from unifind.db.generate._aggregate import Aggregation, read_aggregation
 from unifind.db.generate._comparative import read_comparatives
 from unifind.db.generate._dates import DateCondition, read_dates
@@ -57,12 +58,15 @@ STOPWORDS = frozenset(
         "return", "display", "report", "tell", "provide", "retrieve", "output", "print",
         "information", "info", "details", "corresponding", "respectively", "they", "he",
         "she", "us", "whom", "as", "well", "along", "together", "known", "called", "named",
+        "cost", "costs",  # the verb before an amount ("that cost under $50"); a column's
+        # word "cost" is still read as that column
+        "yet", "still", "already", "ever", "currently",
     )
 )
 # fmt: on
 _ZH_FILLER = re.compile(
     r"的|和|与|或|在|是|有|我|想|要|找|买|给|看|查|请|一下|哪些|什么|所有|全部|列出|显示|查询|"
-    r"查找|搜索|推荐|帮我|一个|一些|吗|呢|吧|了|里|中|被|把|并且|而且|以及|价格|元|块"
+    r"查找|搜索|推荐|帮我|一个|一些|吗|呢|吧|了|里|中|被|把|并且|而且|以及|价格|元|块|以外|之外"
 )
 _NEG_WORD = re.compile(
     r"(?<![a-z])(?:(?:not|without|excluding|except|no)\s+|non-)(?P<w>[a-z0-9][a-z0-9+#.-]*[a-z0-9])"
@@ -130,26 +134,38 @@ class BuiltinGenerator:
             scan.consume(*blank)
         senses = learn(model)
         known = model_words(model)
+        ledger = Ledger(scan)
         # Dates first: "最近30天" / "last 3 days" are ranges, not "the 30 most recent".
         wheres = self._dates(scan, senses)
+        ledger.mark("date")
         nested = _nested(scan)
+        ledger.mark("nested")
         shape = _read_shape(scan, senses, model, known, self._rates)
+        ledger.mark("shape")
         # Values and flags before numbers: "under 900 in stock" must not bind 900 to stock;
         # a column's own values ("out_of_stock") before phrases inferred from its role.
         wheres += read_text_conditions(scan, senses, model.title_column)
+        ledger.mark("text")
         values = read_values(scan, senses)
+        ledger.mark("value")
         flags = read_flags(scan, senses)
+        ledger.mark("flag")
         read_comparatives(scan, senses)
+        ledger.mark("comparative")
         numbers, number_notes = read_numbers(scan, senses, self._rates)
+        ledger.mark("number")
         wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
         wheres += values + flags
         wheres += _negated_words(scan, model)
+        ledger.mark("negation")
         agg = shape.agg
         if agg and not agg.groups and not agg.havings:
             used = {w.field for w in wheres if w.field}
             if group := loose_group(scan, senses, used, known):
                 agg = Aggregation(agg.aggregates, (group,))
+        ledger.mark("group")
         words = _Words.read(scan, senses, model, known)
+        ledger.mark("column")
         understood = bool(wheres or shape.orders or agg or shape.limit)
         words.guess(understood, model)
         if (words.unknown or words.loose) and strict:
@@ -174,12 +190,24 @@ class BuiltinGenerator:
             orders=_orders(shape.orders, agg),
             limit=shape.limit,
         )
+        dsl = validate_dsl(dsl, model, scope)
+        unread = _unread_columns(ledger, senses, known, dsl)
+        if ledger.loose_or(dsl):
+            unread["or"] = ()
+        uses = {w: _unread_use(c, len(dsl.wheres)) for w, c in unread.items()}
+        notes += [f"not understood: {w} ({use})" for w, use in uses.items()]
+        accounted, confidence = ledger.account(
+            stopwords=STOPWORDS, names=name_uses(model, senses, known), keywords=words.keywords,
+            unused={**words.unused(), **uses}, dsl=dsl,
+        )  # fmt: skip
         return Generation(
-            validate_dsl(dsl, model, scope),
+            dsl,
             keywords=tuple(words.keywords + words.unknown),
             notes=tuple(notes),
             off_topic=off_topic,
-            unknown=(*words.unknown, *words.guessed, *words.loose, *nested),
+            unknown=(*words.unknown, *words.guessed, *words.loose, *nested, *unread),
+            understood=accounted,
+            confidence=confidence,
         )
 
     def _dates(self, scan: Scan, senses: dict[str, Sense]) -> list[Where]:
@@ -271,6 +299,14 @@ class _Words:
             self.keywords, self.guessed, self.unknown = (
                 self.keywords + self.unknown, self.unknown, [])  # fmt: skip
 
+    def unused(self) -> dict[str, str]:
+        """Each word no rule could use → what was done with it instead."""
+        return {
+            **dict.fromkeys(self.unknown, "used for ranking only"),
+            **dict.fromkeys(self.loose, "no column or number it applies to; left out"),
+            **dict.fromkeys(self.guessed, "searched for as text, not confirmed"),
+        }
+
     def notes(self, model: Model, off_topic: bool) -> list[str]:
         notes = []
         if self.unknown:
@@ -285,6 +321,19 @@ class _Words:
             notes.append(f"the question does not seem to be about {model.name}: nothing in it "
                          "names a column, a value or a word of its text")  # fmt: skip
         return notes
+
+
+def _unread_columns(
+    ledger: Ledger, senses: dict[str, Sense], known: frozenset[str], dsl: QueryDSL
+) -> dict[str, tuple[str, ...]]:
+    """Column words an aggregate answer ignores (a row answer shows every column)."""
+    return ledger.unused_columns(senses, known, dsl) if dsl.aggregates else {}
+
+
+def _unread_use(columns: tuple[str, ...], conditions: int) -> str:
+    if not columns:  # a loose "or" (Ledger.loose_or)
+        return f"the {conditions} conditions are all required: read as AND"
+    return f"names {', '.join(columns)}, which the answer does not use"
 
 
 def _orders(orders: list[Ordering], agg: Aggregation | None) -> tuple[Order, ...]:
@@ -337,10 +386,25 @@ def _consume_column_phrases(scan: Scan, senses: dict[str, Sense]) -> None:
     """A column's several-word name ("total points") is accounted for: a row answer shows
     that column. Its single words alone are no keywords then."""
     for sense in senses.values():
+        numeric = sense.column.type in ("integer", "number")
         for word in sense.words:
-            if " " in word:
+            # "page count", "performance score": a number column's word and a generic
+            # measure noun name that column.
+            pattern = _counted(word) if numeric else None
+            if pattern is not None:  # the column's word may be read already ("highest page")
+                for m in pattern.finditer(scan.text):
+                    scan.consume(*m.span())
+            elif " " in word:
                 for m in scan.find(phrase_pattern(word)):
                     scan.consume(*m.span())
+
+
+@functools.lru_cache(maxsize=1024)
+def _counted(word: str) -> re.Pattern[str] | None:
+    if " " in word or not word.isalpha():
+        return None
+    stem = re.escape(word[:-1] if word.endswith("s") else word)
+    return re.compile(rf"(?<![a-z]){stem}s?\s+(?:count|number|score|value|figure)(?![a-z])")
 
 
 def _numeric_words(senses: dict[str, Sense]) -> frozenset[str]:

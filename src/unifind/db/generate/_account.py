@@ -1,0 +1,199 @@
+"""Every content word of a question, accounted for (issue #19, DESIGN §7: precision first).
+
+The rules of the builtin generator consume the spans they read from a :class:`Scan`. The
+:class:`Ledger` watches them: after each rule runs, the characters it consumed are that
+rule's. At the end every content word (not a function word) has one use — the rule that read
+it, the model or column it names, a text search — or is one the generator could not use.
+The share of content words used is the answer's confidence (1.0: every word used).
+
+Nothing here changes the query; it only says what the query was made of.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from unifind.db.dsl import QueryDSL, Where
+from unifind.db.generate._scan import Scan, normalise, phrase_pattern
+from unifind.db.generate._sense import Sense
+from unifind.db.models import Model
+
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9+#.'-]*[a-z0-9+#]|[a-z0-9]|[\u4e00-\u9fff]+")
+
+_OR = re.compile(r"(?<![a-z])or(?![a-z])|或者|或")
+
+#: What each rule's consumed words are used for (``Ledger.mark``'s stage names).
+USES = {
+    "date": "date condition",
+    "nested": "not used: a comparison with an aggregate (left out)",
+    "shape": "aggregate, grouping or order",
+    "text": "text condition",
+    "value": "value",
+    "flag": "flag",
+    "comparative": "comparison",
+    "number": "number condition",
+    "negation": "excluded word",
+    "group": "grouping",
+    "column": "column",
+}
+
+
+class Ledger:
+    """Which rule consumed which characters of ``scan.text``."""
+
+    def __init__(self, scan: Scan) -> None:
+        self.scan = scan
+        self._owner: list[str | None] = [None] * len(scan.text)
+
+    def mark(self, stage: str) -> None:
+        """Characters consumed since the last mark belong to ``stage``."""
+        text, rest = self.scan.text, self.scan.rest
+        for i, ch in enumerate(rest):
+            if self._owner[i] is None and ch != text[i]:
+                self._owner[i] = stage
+
+    def unused_columns(
+        self, senses: dict[str, Sense], known: frozenset[str], dsl: QueryDSL
+    ) -> dict[str, tuple[str, ...]]:
+        """Words that name only columns the query does not use → those columns.
+
+        An aggregate answer has no row to show a column in: "show all majors and the number
+        of students" answered with one total ignores "majors" (issue #19: the largest class
+        of silent wrong answers). A word read by a rule, or one that names the model, or a
+        column the query uses (in a condition, aggregate, group or order), is used."""
+        used = used_fields(dsl)
+        named: dict[tuple[int, int], set[str]] = {}
+        for sense in senses.values():
+            col = sense.column.name
+            for phrase in {*sense.words, col.lower().replace("_", " ")}:
+                for m in phrase_pattern(phrase).finditer(self.scan.text):
+                    for t in _TOKEN.finditer(self.scan.text, m.start(), m.end()):
+                        named.setdefault(t.span(), set()).add(col)
+        out: dict[str, tuple[str, ...]] = {}
+        for (start, end), cols in sorted(named.items()):
+            word = self.scan.text[start:end]
+            if self._owner[start] not in (None, "column") or cols & used:
+                continue
+            if word in known or word.rstrip("s") in known:
+                continue  # it names the model too: a count of rows uses it
+            out.setdefault(word, tuple(sorted(cols)))
+        return out
+
+    def loose_or(self, dsl: QueryDSL) -> bool:
+        """An "or" the query did not read: it stands between words of two conditions, and
+        the query requires both ("height over 5000 or prominence over 1000" answered with
+        AND is a silent wrong answer; issue #19). An "or" inside a list of values ("sony or
+        apple" → brand in [...]) is read."""
+        if len(dsl.wheres) < 2 or any(w.or_ for w in dsl.wheres):
+            return False
+        listed = any(w.op in ("in", "notin") for w in dsl.wheres)
+        for m in _OR.finditer(self.scan.rest):
+            left, right = self._neighbour(m.start(), -1), self._neighbour(m.end(), 1)
+            if left is None or right is None:
+                continue
+            if not (listed and left == right and left in ("value", "text", "flag")):
+                return True
+        return False
+
+    def _neighbour(self, i: int, step: int) -> str | None:
+        """The stage that consumed the nearest consumed character before/after ``i``."""
+        i = i - 1 if step < 0 else i
+        while 0 <= i < len(self._owner):
+            if self._owner[i] is not None:
+                return self._owner[i]
+            i += step
+        return None
+
+    def account(
+        self,
+        *,
+        stopwords: frozenset[str],
+        names: dict[str, str],
+        keywords: Sequence[str],
+        unused: dict[str, str],
+        dsl: QueryDSL,
+    ) -> tuple[tuple[tuple[str, str], ...], float]:
+        """(word → use, confidence). ``names`` maps a word to the model or column it names;
+        ``unused`` maps a word the generator could not use to what was done instead."""
+        out: dict[str, str] = {}
+        for m in _TOKEN.finditer(self.scan.text):
+            word = m[0]
+            stage = self._owner[m.start()]
+            if word in out:
+                continue
+            if word in unused:
+                out[word] = f"not used: {unused[word]}"
+            elif word in stopwords:
+                continue
+            elif stage is not None:
+                out[word] = _describe(stage, word, dsl)
+            elif (hit := _lookup(word, unused)) is not None:
+                out[word] = f"not used: {hit}"
+            elif (hit := _lookup(word, names)) is not None:
+                out[word] = hit
+            elif _lookup(word, dict.fromkeys(keywords, "")) is not None:
+                out[word] = "text search"
+        used = sum(not use.startswith("not used") for use in out.values())
+        confidence = round(used / len(out), 2) if out else 1.0
+        return tuple(out.items()), confidence
+
+
+def used_fields(dsl: QueryDSL) -> set[str]:
+    """Every column the query reads: conditions, aggregates, groups and orders."""
+    fields = {w.field for w in _leaves(dsl.wheres) if w.field}
+    fields |= {a.field for a in dsl.aggregates if a.field}
+    fields |= set(dsl.groups) | {o.field for o in dsl.orders}
+    return fields
+
+
+def _lookup(word: str, table: dict[str, str]) -> str | None:
+    """``word`` or a plural/singular of it ("laptops" for "laptop") in ``table``."""
+    for w in _forms(word):
+        if w in table:
+            return table[w]
+    return None
+
+
+def _forms(word: str) -> tuple[str, ...]:
+    """The word and its singular ("laptops" → "laptop", "cities" → "city")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word, word[:-3] + "y"
+    if word.endswith("s") and len(word) > 3:
+        return word, word[:-1]
+    return (word,)
+
+
+def _describe(stage: str, word: str, dsl: QueryDSL) -> str:
+    use = USES.get(stage, stage)
+    if stage in ("value", "number", "text", "date", "flag", "negation", "comparative"):
+        fields = sorted({w.field for w in _leaves(dsl.wheres) if w.field and _holds(w, word)})
+        if fields:
+            return f"{use} of {', '.join(fields)}"
+    return use
+
+
+def _holds(where: Where, word: str) -> bool:
+    values = where.value if isinstance(where.value, list) else [where.value]
+    return any(f in str(v).lower() for v in values for f in _forms(word)) or where.field == word
+
+
+def _leaves(wheres: Iterable[Where]) -> Iterable[Where]:
+    for w in wheres:
+        if w.wheres is not None:
+            yield from _leaves(w.wheres)
+        else:
+            yield w
+
+
+def name_uses(model: Model, senses: dict[str, Sense], known: Iterable[str]) -> dict[str, str]:
+    """Every single word that names the model or a column → "model X" / "column Y"."""
+    out: dict[str, str] = {}
+    for sense in senses.values():
+        for w in (*sense.words, sense.column.name, *sense.column.aliases):
+            for part in normalise(w.replace("_", " ")).split(" "):
+                out.setdefault(part, f"column {sense.column.name}")
+    for w in (model.name, model.table, *model.aliases, *known):
+        for part in normalise(w.replace("_", " ")).split(" "):
+            out[part] = f"model {model.name}"
+    return out

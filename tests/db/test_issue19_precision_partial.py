@@ -1,0 +1,69 @@
+"""Issue #19, precision: every content word accounted for; an answer that could not use a
+word is ``partial`` (Python, CLI), and the result carries ``understood`` and a confidence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from unifind.cli import app
+from unifind.db.leg import DBLeg
+from unifind.types import Overall, Reason, SearchRequest, Status
+
+from ._schema19 import query
+
+runner = CliRunner()
+
+
+async def test_every_word_used_is_ok_with_full_confidence(sports: tuple[DBLeg, str]) -> None:
+    leg, url = sports
+    res = await leg.search(SearchRequest(type="db", query="athletes from Kenya older than 27",
+                                         models=("athletes",)))  # fmt: skip
+    assert res.status is Overall.OK
+    assert [r.stage for r in res.reports] == [None]
+    assert res.understood is not None and res.confidence == 1.0
+    assert res.understood["kenya"] == "value of country"
+    assert res.understood["27"] == "number condition of age"
+    want = query(url, "SELECT name FROM athletes WHERE country = 'Kenya' AND age > 27")
+    assert sorted((i.data or {})["name"] for i in res.items) == sorted(r[0] for r in want)
+
+
+async def test_an_unused_word_makes_the_answer_partial(sports: tuple[DBLeg, str]) -> None:
+    leg, _ = sports
+    res = await leg.search(SearchRequest(type="db", query="athletes from Kenya with sponsors",
+                                         models=("athletes",)))  # fmt: skip
+    assert res.status is Overall.PARTIAL
+    stage = next(r for r in res.reports if r.stage == "understanding")
+    assert stage.status is Status.DEGRADED and stage.reason is Reason.NOT_UNDERSTOOD
+    assert stage.error is not None and "sponsor" in stage.error
+    main = next(r for r in res.reports if r.stage is None)
+    assert main.status is Status.OK and main.hits == 3  # the rows it could answer, kept
+    assert res.understood is not None and res.understood["sponsors"].startswith("not used")
+    assert res.confidence is not None and 0 < res.confidence < 1
+
+
+async def test_a_dsl_written_by_an_agent_has_no_word_accounting(
+    sports: tuple[DBLeg, str],
+) -> None:
+    leg, _ = sports
+    dsl = {"model": "athletes", "wheres": [{"field": "country", "value": "Kenya"}]}
+    res = await leg.search(SearchRequest(type="db", query="whatever zebra", uses="dsl", dsl=dsl))
+    assert res.status is Overall.OK and res.understood is None and res.confidence is None
+
+
+def test_the_cli_says_partial_and_exits_0(unifind_home: Path) -> None:
+    assert runner.invoke(app, ["db", "demo", "--today", "2024-06-15"]).exit_code == 0
+    res = runner.invoke(app, ["db", "search", "laptops with zebra stripes", "--model",
+                              "products", "--json"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["status"] == "partial"
+    assert out["understood"]["laptops"] == "value of category"
+    assert out["understood"]["zebra"].startswith("not used")
+    assert any(r.get("reason") == "not_understood" for r in out["reports"])
+    res = runner.invoke(app, ["db", "search", "cheapest 3 laptops", "--model", "products",
+                              "--json"])  # fmt: skip
+    out = json.loads(res.output)
+    assert res.exit_code == 0 and out["status"] == "ok" and out["confidence"] == 1.0
