@@ -141,6 +141,8 @@ def compile_select(
     """
     q = _Query(dsl, model, table if table is not None else sql_table(model), models, permit)
     clauses = [c for c in (permission, *q.outside, q.where(dsl.wheres)) if c is not None]
+    if dsl.compound:
+        return _compile_compound(dsl, q, clauses, limit, offset)
     if dsl.aggregates:
         return _compile_aggregate(dsl, q, clauses, limit, offset)
     names = list(dsl.select or model.columns)
@@ -253,14 +255,44 @@ _FNS: dict[str, Any] = {"count": sa.func.count, "avg": sa.func.avg, "sum": sa.fu
                         "min": sa.func.min, "max": sa.func.max}  # fmt: skip
 
 
-def _compile_aggregate(
-    dsl: QueryDSL,
-    q: _Query,
-    clauses: list[ColumnElement[bool]],
-    limit: int,
-    offset: int,
+_SET_OPS: dict[str, Any] = {"union": sa.union, "intersect": sa.intersect, "except": sa.except_}
+
+
+def _part(dsl: QueryDSL, q: _Query, clauses: list[ColumnElement[bool]]) -> sa.Select[Any]:
+    """One query of a set operation: its fields, no order or limit (SQLite takes none)."""
+    if dsl.aggregates:
+        return _aggregate_select(dsl, q, clauses)[0]
+    stmt = sa.select(*(q.column(n).label(n) for n in dsl.select or ())).select_from(q.source)
+    if clauses:
+        stmt = stmt.where(sa.and_(*(c.self_group() for c in clauses)))
+    return stmt
+
+
+def _compile_compound(
+    dsl: QueryDSL, q: _Query, clauses: list[ColumnElement[bool]], limit: int, offset: int
 ) -> Compiled:
-    """``SELECT groups..., fn(field)... GROUP BY groups HAVING ...``: one row per group."""
+    """``SELECT * FROM (first UNION|INTERSECT|EXCEPT second) ORDER BY ... LIMIT``; the
+    second query's model gets its own permission predicate (fail closed)."""
+    part = dsl.compound[0]
+    other = q.scope.models[part.query.model or ""]
+    table: Any = sql_table(other).alias("c1")
+    q2 = _Query(part.query, other, table, q.scope.models, q.permit)
+    clauses2 = [c for c in (q.permit(other, table), *q2.outside, q2.where(part.query.wheres))
+                if c is not None]  # fmt: skip
+    first = _part(dsl, q, clauses)
+    both = _SET_OPS[part.op](first, _part(part.query, q2, clauses2)).subquery("u")
+    names = list(first.selected_columns.keys())
+    stmt = sa.select(*(both.c[n] for n in names))
+    keys = [_key(both.c[o.field], o.sort) for o in dsl.orders]
+    keys += [both.c[n].asc() for n in names if n not in {o.field for o in dsl.orders}]
+    stmt = stmt.order_by(*keys).limit(limit).offset(offset + (dsl.offset or 0) or None)
+    return Compiled(stmt, limit)
+
+
+def _aggregate_select(
+    dsl: QueryDSL, q: _Query, clauses: list[ColumnElement[bool]]
+) -> tuple[sa.Select[Any], dict[str, ColumnElement[Any]], dict[str, ColumnElement[Any]]]:
+    """``SELECT groups..., fn(field)... GROUP BY groups HAVING ...`` (no order, no limit)."""
     exprs: dict[str, ColumnElement[Any]] = {}
     for agg in dsl.aggregates:
         fn = _FNS[agg.fn]
@@ -281,6 +313,18 @@ def _compile_aggregate(
     for h in dsl.havings:
         assert h.field is not None
         stmt = stmt.having(_operator(exprs[h.field].element, h.op, h.value))  # type: ignore[attr-defined]
+    return stmt, groups, exprs
+
+
+def _compile_aggregate(
+    dsl: QueryDSL,
+    q: _Query,
+    clauses: list[ColumnElement[bool]],
+    limit: int,
+    offset: int,
+) -> Compiled:
+    """``SELECT groups..., fn(field)... GROUP BY groups HAVING ...``: one row per group."""
+    stmt, groups, exprs = _aggregate_select(dsl, q, clauses)
     known: dict[str, ColumnElement[Any]] = {**groups, **exprs}
     keys = [_key(known[o.field] if o.field in known else q.column(o.field), o.sort)
             for o in dsl.orders]  # fmt: skip

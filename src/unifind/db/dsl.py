@@ -123,10 +123,26 @@ class QueryDSL(_DSL):
     orders: tuple[Order, ...] = ()
     limit: int | None = Field(default=None, ge=1)
     offset: int | None = Field(default=None, ge=0)
+    compound: tuple[Compound, ...] = ()
+    """A set operation with one more query: ``[{"op": "intersect", "query": {...}}]``."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with ``or`` spelled as in the wire format."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+
+
+class Compound(_DSL):
+    """``union``, ``intersect`` or ``except`` with another query over any declared model
+    ("names of authors from Norway and of members in Oslo"). Both queries return the same
+    number of fields (a ``select``, or groups and aggregates) and the result is the set of
+    distinct rows; the first query's ``orders``, ``limit`` and ``offset`` apply to it, the
+    second takes none. Each reads only rows its model lets the caller see."""
+
+    op: Literal["union", "intersect", "except"]
+    query: QueryDSL
+
+
+QueryDSL.model_rebuild()
 
 
 class SubQuery(_DSL):
@@ -187,7 +203,8 @@ def parse_dsl(data: dict[str, Any] | QueryDSL) -> QueryDSL:
             f"malformed QueryDSL: {problems}. Keys: model, select, distinct, joins (relation "
             f"or from, key, foreign; as, left), wheres (field, op, value, or, wheres), "
             f"aggregates (fn, field, distinct, as), groups, havings, orders (field, sort), "
-            f"limit, offset; ops: {' '.join(OPS)}; fns: {' '.join(get_args(Fn))}"
+            f"limit, offset, compound (op: union|intersect|except, query); "
+            f"ops: {' '.join(OPS)}; fns: {' '.join(get_args(Fn))}"
         ) from exc
 
 
@@ -236,10 +253,49 @@ def validate_dsl(
         scope.resolve(name, "select")
     wheres = tuple(_check_where(w, scope, 1) for w in dsl.wheres)
     names = _check_aggregates(dsl, scope)
+    if dsl.compound:
+        return _check_compound(dsl, scope, names, wheres)
     for order in dsl.orders:
         if order.field not in names:
             scope.resolve(order.field, "orders")
     return dsl.model_copy(update={"wheres": wheres, "model": model.name})
+
+
+def _width(dsl: QueryDSL, where: str) -> list[str]:
+    """The fields a query of a set operation returns (it must name them)."""
+    if dsl.aggregates:
+        return [*dsl.groups, *(a.name for a in dsl.aggregates)]
+    if not dsl.select:
+        raise InputError(f"{where} of a set operation names its fields: give select")
+    return list(dsl.select)
+
+
+def _check_compound(
+    dsl: QueryDSL, scope: Scope, names: set[str], wheres: tuple[Where, ...]
+) -> QueryDSL:
+    if len(dsl.compound) > 1:
+        raise InputError("a QueryDSL has at most one set operation (compound)")
+    part = dsl.compound[0]
+    other = scope.models.get(part.query.model or "")
+    if other is None:
+        raise InputError(f"the query of a {part.op} names its model; "
+                         f"models: {', '.join(scope.models)}")  # fmt: skip
+    if part.query.orders or part.query.limit is not None or part.query.offset is not None:
+        raise InputError(f"the query of a {part.op} takes no orders, limit or offset: give "
+                         "them on the first query")  # fmt: skip
+    if part.query.compound:
+        raise InputError("set operations do not nest")
+    query = validate_dsl(part.query, other, scope.models)
+    first, second = _width(dsl, "the first query"), _width(query, f"the query of {part.op}")
+    if len(first) != len(second):
+        raise InputError(f"both queries of a {part.op} return as many fields: "
+                         f"{len(first)} ({', '.join(first)}) and {len(second)}")  # fmt: skip
+    for order in dsl.orders:
+        if order.field not in first:
+            raise InputError(f"a set operation is ordered by its fields: {', '.join(first)}")
+    compound = (part.model_copy(update={"query": query}),)
+    return dsl.model_copy(update={"wheres": wheres, "model": scope.model.name,
+                                  "compound": compound})  # fmt: skip
 
 
 def _check_aggregates(dsl: QueryDSL, scope: Scope) -> set[str]:
@@ -444,4 +500,5 @@ def combine(preset: QueryDSL | None, generated: QueryDSL) -> QueryDSL:
         havings=preset.havings if preset.aggregates else generated.havings,
         limit=min(limits) if limits else None,
         offset=preset.offset if preset.offset is not None else generated.offset,
+        compound=preset.compound or generated.compound,
     )

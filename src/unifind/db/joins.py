@@ -201,8 +201,13 @@ def _column(model: Model, name: str, where: str) -> Column:
 
 
 def single_table(dsl: Any) -> bool:
-    """No join, no dotted field, no sub-aggregate: the query reads one table only."""
-    if dsl.joins or any("." in f for f in (*(dsl.select or ()), *dsl.groups)):
+    """No join, no dotted field, no sub-aggregate or subquery, no set operation: the query
+    reads one table only."""
+    if (
+        getattr(dsl, "compound", ())
+        or dsl.joins
+        or any("." in f for f in (*(dsl.select or ()), *dsl.groups))
+    ):
         return False
     if any(o.field and "." in o.field for o in dsl.orders):
         return False
