@@ -72,10 +72,30 @@ class Converter:
         except sqlglot.errors.ParseError as exc:
             raise Unsupported("parse error", str(exc)[:80]) from exc
         if isinstance(tree, exp.Union | exp.Intersect | exp.Except):
-            raise Unsupported(f"set operation ({type(tree).__name__.lower()})")
+            return self._compound(tree)
         if not isinstance(tree, exp.Select):
             raise Unsupported("not a select")
         return _Query(self, tree).dsl()
+
+    def _compound(self, tree: exp.Union | exp.Intersect | exp.Except) -> dict[str, Any]:
+        """``A UNION|INTERSECT|EXCEPT B`` → A's DSL with ``compound: [{op, query: B}]``."""
+        op = type(tree).__name__.lower()
+        kind = f"set operation ({op})"
+        left, right = tree.this, tree.expression
+        if not isinstance(left, exp.Select) or not isinstance(right, exp.Select):
+            raise Unsupported(f"{kind} of more than two queries")
+        if not tree.args.get("distinct", True):
+            raise Unsupported(f"{kind} ALL")
+        if tree.args.get("order") or tree.args.get("limit"):
+            raise Unsupported(f"{kind} with ORDER BY/LIMIT over both")
+        try:
+            base, other = _Query(self, left).dsl(), _Query(self, right).dsl()
+        except Unsupported as exc:
+            raise Unsupported(f"{kind}: {exc.construct}") from exc
+        if other.get("orders") or other.get("limit"):
+            raise Unsupported(f"{kind} with ORDER BY/LIMIT in the second query")
+        base["compound"] = [{"op": op, "query": other}]
+        return base
 
 
 class _Query:
