@@ -64,6 +64,10 @@ def test_history_shows_the_records_of_a_request(
     page.wait_for_selector("#history ol.hits li")
     assert "refunds" in (page.locator("#history h2").first.text_content() or "")
     assert page.locator("#history li .ref").first.text_content() == "[ref_001]"
+    # The request's trace as recorded: its status, time, and every backend's report.
+    assert page.get_attribute("#history p.meta", "data-status") == "ok"
+    assert " ms" in (page.locator("#history p.meta").text_content() or "")
+    assert page.locator("#history table.reports tr[data-leg=kb][data-status=ok]").count() == 2
     shots(page, "history")
     # Another tenant's key sees no record of it.
     tab.use_key(world.key_b)

@@ -83,6 +83,8 @@ def test_a_search_streams_and_ends_with_every_backends_row(
     # Every backend considered has its row, the skipped ones included, none left pending.
     assert {("db", "customers", "skipped"), ("db", "orders", "skipped")} <= set(got)
     assert not [r for r in got if r[2] == "pending"]
+    legs = page.eval_on_selector_all("#legs-summary li", "xs => xs.map(x => x.dataset.leg)")
+    assert sorted(legs) == ["db", "kb", "web"]
     # The fused list now holds the web hit too, each hit with its citation id.
     web_hit = page.locator("#hits li[data-type=web]")
     assert web_hit.count() == 1

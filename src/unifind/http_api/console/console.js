@@ -273,11 +273,8 @@
       it.url ? link(it.url, title, "hit-title") : el("span", { cls: "hit-title", text: title }),
     );
     const matched = (it.matched || []).map((m) => label("leg", m.leg) + ":" + m.backend + " #" + m.rank);
-    const meta = el(
-      "div",
-      { cls: "meta" },
-      sourceOf(it) + " · " + t("score") + " " + fmt(it.score) + " · " + t("matched_by") + ": " + matched.join(", "),
-    );
+    const by = matched.length ? " · " + t("matched_by") + ": " + matched.join(", ") : "";
+    const meta = el("div", { cls: "meta" }, sourceOf(it) + " · " + t("score") + " " + fmt(it.score) + by);
     const li = el("li", { "data-ref": it.citation_id || "", "data-type": it.type }, head, meta);
     li.append(marked("p", excerpt(it.content || "", terms), terms, "snippet"));
     return li;
@@ -318,26 +315,39 @@
 
   const rowKey = (r) => r.leg + "/" + r.backend + "/" + (r.stage || "");
 
+  function reportRow(r) {
+    const status = r.status;
+    const detail = [r.reason ? label("reason", r.reason) : "", r.error || "", r.note || ""].filter(Boolean).join(" · ");
+    return el(
+      "tr",
+      { "data-leg": r.leg, "data-backend": r.backend, "data-status": status },
+      el("td", { text: label("leg", r.leg) }),
+      el("td", { text: r.backend }),
+      el("td", { text: r.stage ? label("stage", r.stage) : "" }),
+      el("td", null, el("span", { cls: "st st-" + status, text: status === "pending" ? t("pending") : label("status", status) })),
+      el("td", { cls: "detail", text: detail }),
+      el("td", { text: r.hits == null ? "" : r.hits }),
+      el("td", { text: r.took_ms == null ? "" : fmt(r.took_ms, 1) }),
+    );
+  }
+
   function renderRows() {
-    const trs = [];
-    for (const r of state.rows.values()) {
-      const status = r.status;
-      const detail = [r.reason ? label("reason", r.reason) : "", r.error || "", r.note || ""].filter(Boolean).join(" · ");
-      trs.push(
-        el(
-          "tr",
-          { "data-leg": r.leg, "data-backend": r.backend, "data-status": status },
-          el("td", { text: label("leg", r.leg) }),
-          el("td", { text: r.backend }),
-          el("td", { text: r.stage ? label("stage", r.stage) : "" }),
-          el("td", null, el("span", { cls: "st st-" + status, text: status === "pending" ? t("pending") : label("status", status) })),
-          el("td", { cls: "detail", text: detail }),
-          el("td", { text: r.hits == null ? "" : r.hits }),
-          el("td", { text: r.took_ms == null ? "" : fmt(r.took_ms, 1) }),
-        ),
-      );
-    }
-    $("backends").tBodies[0].replaceChildren(...trs);
+    $("backends").tBodies[0].replaceChildren(...[...state.rows.values()].map(reportRow));
+  }
+
+  // A past request's reports, as the search page shows a live one.
+  function reportTable(reports) {
+    const cols = ["leg", "backend", "stage", "status", "detail", "hits", "ms"];
+    const head = el("tr", null, ...cols.map((c) => el("th", { "data-c": c, text: label("column", c) })));
+    return el("table", { cls: "grid reports" }, el("thead", null, head), el("tbody", null, ...reports.map(reportRow)));
+  }
+
+  // Each leg as a whole: its status, hits of how many, time and notes.
+  function renderLegs(legs) {
+    const line = (l) =>
+      label("leg", l.type) + ": " + label("status", l.status) + ", " + l.hits + (l.total != null ? "/" + l.total : "") +
+      ", " + fmt(l.took_ms, 0) + " " + t("ms") + ((l.notes || []).length ? " (" + l.notes.join("; ") + ")" : "");
+    $("legs-summary").replaceChildren(...legs.map((l) => el("li", { "data-leg": l.type, text: line(l) })));
   }
 
   function onPlan(data) {
@@ -359,6 +369,7 @@
     state.rows.clear();
     for (const rep of out.reports) state.rows.set(rowKey(rep), rep);
     renderRows();
+    renderLegs(out.legs || []);
     renderHits(out.items, terms);
     const dsl = $("explain").checked ? out.legs.filter((l) => l.dsl) : [];
     $("dsl").replaceChildren(
@@ -404,7 +415,7 @@
     const terms = queryTerms(q);
     state.rows.clear();
     renderRows();
-    for (const id of ["hits", "db-rows", "dsl"]) $(id).replaceChildren();
+    for (const id of ["hits", "db-rows", "dsl", "legs-summary"]) $(id).replaceChildren();
     delete $("search-status").dataset.overall;
     setStatus("search-status", t("searching"));
     state.searchCtl = new AbortController();
@@ -589,10 +600,18 @@
     const out = [];
     for (const rec of records) {
       const terms = queryTerms(rec.query || "");
+      const meta = [
+        rec.created_at || "",
+        label("status", rec.status || ""),
+        rec.duration_ms != null ? fmt(rec.duration_ms, 0) + " " + t("ms") : "",
+        (rec.keywords || []).join(", "),
+      ];
       out.push(
         el("h2", { text: label("leg", rec.leg) + ": " + (rec.query || "") }),
-        el("p", { cls: "meta", text: [rec.created_at || "", (rec.keywords || []).join(", ")].filter(Boolean).join(" · ") }),
+        el("p", { cls: "meta", "data-status": rec.status || "", text: meta.filter(Boolean).join(" · ") }),
       );
+      if (rec.error) out.push(el("p", { cls: "status error", text: rec.error }));
+      if ((rec.reports || []).length) out.push(reportTable(rec.reports));
       if (rec.dsl) out.push(el("pre", { cls: "dsl", text: JSON.stringify(rec.dsl, null, 2) }));
       out.push(el("ol", { cls: "hits" }, ...(rec.references || []).map((r) => hitNode(r, terms))));
     }
