@@ -167,3 +167,15 @@ async def test_declared_relations_and_the_joined_models_permissions(tmp_path: Pa
         assert report.status is Status.DEGRADED and report.reason is Reason.FORBIDDEN
     finally:
         leg.close()
+
+
+async def test_records_with_a_number_of_related_rows(library: Any) -> None:
+    leg, url = library
+    for question, sql_op in (("authors with at least 2 books", ">= 2"),
+                             ("authors who have more than two books", "> 2"),
+                             ("authors with exactly 1 book", "= 1")):  # fmt: skip
+        res = await ask(leg, question)
+        want = ids(url, "SELECT a.id FROM authors a JOIN books b ON b.author_id = a.id "
+                        f"GROUP BY a.id HAVING count(*) {sql_op} ORDER BY a.id")  # fmt: skip
+        assert want and [i.data["id"] for i in res.items] == want, question
+        assert "books rows counted per authors" in joined_note(res)

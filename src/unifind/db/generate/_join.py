@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where
-from unifind.db.generate._scan import Scan, normalise, phrase_pattern
+from unifind.db.generate._scan import Scan, normalise, number, phrase_pattern
 from unifind.db.generate._sense import learn
 from unifind.db.generate.base import Generation, GenerationError
 from unifind.db.joins import Join
@@ -257,12 +257,26 @@ _EACH = re.compile(
     r"\s+(?:does|do|did|has|have|had|is|are|for|of|in|per|by)\s+(?:each|every|all(?: the)?)\s+"
 )
 
+#: "with at least 3 albums", "that have more than two orders", "who has exactly 1 loan".
+_HAVING = re.compile(
+    r"(?<![a-z])(?:have|has|had|having|with|own|owns)\s+(?:(?P<cmp>at least|more than|over|"
+    r"fewer than|less than|at most|exactly|no more than|no less than)\s+)?"
+    r"(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<more>or more\s+)?"
+    r"(?P<noun>[a-z][a-z ]{1,40}?)(?=$|[?.,!]|\s+(?:and|in|of|for|with|to|at|from|on|by|"
+    r"that|who|which|order|sorted)\b)"
+)
+_CMP = {None: "=", "at least": ">=", "more than": ">", "over": ">", "fewer than": "<",
+        "less than": "<", "at most": "<=", "exactly": "=", "no more than": "<=",
+        "no less than": ">="}  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class RelatedCount:
     relation: str
     sort: str | None
     """``desc`` (most), ``asc`` (fewest) or None (per record, no ranking)."""
+    having: tuple[str, int] | None = None
+    """A condition on the count ("at least 3 albums" → (">=", 3))."""
 
 
 def read_related_count(scan: Scan, view: JoinedView, models: Mapping[str, Model]
@@ -284,6 +298,13 @@ def read_related_count(scan: Scan, view: JoinedView, models: Mapping[str, Model]
                 sort = "desc" if m["dir"] in ("most",) or "largest" in m["dir"] or (
                     "greatest" in m["dir"] or "highest" in m["dir"]) else "asc"  # fmt: skip
             return RelatedCount(hits[0], sort)
+    for m in scan.find(_HAVING):
+        hits = [n for n, r in many.items() if _names(m["noun"].strip(), models[r.model])]
+        if len(hits) != 1:
+            continue
+        scan.consume(*m.span())
+        op = ">=" if m["more"] else _CMP[m["cmp"]]
+        return RelatedCount(hits[0], None, (op, int(number(m["n"]))))
     return None
 
 
@@ -362,6 +383,9 @@ def _counted(
         "model": model.name,
         "joins": (*dsl.joins, Join(relation=count.relation)),
         "aggregates": (Aggregate.model_validate({"fn": "count", "as": "count"}),),
+        "havings": (Where.model_validate({"field": "count", "op": count.having[0],
+                                          "value": count.having[1]}),)
+        if count.having else (),
         "groups": tuple(model.columns),
         "orders": orders,
         "limit": limit,
