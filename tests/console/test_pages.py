@@ -229,3 +229,22 @@ def test_the_page_refuses_inline_script_and_html_strings(
     # Seen and checked: clear them so the fixture's own check passes.
     page.evaluate("() => { window.__csp = []; }")
     tab.problems.clear()
+
+
+def test_every_control_is_labelled_and_the_tabs_follow_the_keyboard(
+    world: World, console: Callable[[World], Console]
+) -> None:
+    page = console(world).open()
+    unlabelled = page.eval_on_selector_all(
+        "input, select, textarea",
+        "xs => xs.filter(x => !x.labels.length && !x.getAttribute('aria-label')).map(x => x.id)",
+    )
+    assert unlabelled == []
+    page.focus("#tab-search")
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#tab-ask", "aria-selected") == "true"
+    assert page.evaluate("document.activeElement.id") == "tab-ask"
+    assert page.is_visible("#view-ask") and not page.is_visible("#view-search")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")  # wraps around to the last tab
+    assert page.get_attribute("#tab-kb", "aria-selected") == "true"
