@@ -66,7 +66,7 @@ class Ledger:
         named: dict[tuple[int, int], set[str]] = {}
         for sense in senses.values():
             col = sense.column.name
-            for phrase in {*sense.words, col.lower().replace("_", " ")}:
+            for phrase in _with_plurals({*sense.words, col.lower().replace("_", " ")}):
                 for m in phrase_pattern(phrase).finditer(self.scan.text):
                     for t in _TOKEN.finditer(self.scan.text, m.start(), m.end()):
                         named.setdefault(t.span(), set()).add(col)
@@ -139,6 +139,13 @@ class Ledger:
         return tuple(out.items()), confidence
 
 
+def _with_plurals(phrases: set[str]) -> set[str]:
+    """``phrase_pattern`` reads "-s"/"-es" plurals; "country" → "countries" is added here."""
+    return phrases | {
+        p[:-1] + "ies" for p in phrases if p.endswith("y") and p[-2:-1] not in "aeiou"
+    }
+
+
 def used_fields(dsl: QueryDSL) -> set[str]:
     """Every column the query reads: conditions, aggregates, groups and orders."""
     fields = {w.field for w in _leaves(dsl.wheres) if w.field}
@@ -161,7 +168,7 @@ def _forms(word: str) -> tuple[str, ...]:
         return word, word[:-3] + "y"
     if word.endswith("s") and len(word) > 3:
         return word, word[:-1]
-    return (word,)
+    return word, f"{word}s"
 
 
 def _describe(stage: str, word: str, dsl: QueryDSL) -> str:

@@ -211,7 +211,10 @@ def measure(
     best: tuple[int, Sense, tuple[int, int]] | None = None
     for sense in numeric:
         for word in sense.words:
-            pat = re.compile(rf"(?<![a-z]){re.escape(word)}(?:e?s)?(?![a-z])")
+            # "medal count" names the column "medals": its singular names it too.
+            plural = word.endswith("s") and not word.endswith("ss") and len(word) > 3
+            stem = word[:-1] if plural else word
+            pat = re.compile(rf"(?<![a-z]){re.escape(stem)}(?:e?s)?(?![a-z])")
             for hit in pat.finditer(scan.rest):
                 dist = hit.start() - m.end()
                 rank = dist if dist >= 0 else 1000 - dist

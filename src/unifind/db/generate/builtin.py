@@ -135,6 +135,8 @@ class BuiltinGenerator:
         senses = learn(model)
         known = model_words(model)
         ledger = Ledger(scan)
+        _measure_nouns(scan, senses)
+        ledger.mark("column")
         # Dates first: "最近30天" / "last 3 days" are ranges, not "the 30 most recent".
         wheres = self._dates(scan, senses)
         ledger.mark("date")
@@ -386,17 +388,23 @@ def _consume_column_phrases(scan: Scan, senses: dict[str, Sense]) -> None:
     """A column's several-word name ("total points") is accounted for: a row answer shows
     that column. Its single words alone are no keywords then."""
     for sense in senses.values():
-        numeric = sense.column.type in ("integer", "number")
         for word in sense.words:
-            # "page count", "performance score": a number column's word and a generic
-            # measure noun name that column.
-            pattern = _counted(word) if numeric else None
-            if pattern is not None:  # the column's word may be read already ("highest page")
-                for m in pattern.finditer(scan.text):
-                    scan.consume(*m.span())
-            elif " " in word:
+            if " " in word:
                 for m in scan.find(phrase_pattern(word)):
                     scan.consume(*m.span())
+
+
+def _measure_nouns(scan: Scan, senses: dict[str, Sense]) -> None:
+    """ "page count", "performance score": a number column's word followed by a generic
+    measure noun names that column; the noun is read here, before "count" can become a
+    count of rows ("the highest page count" is max(pages))."""
+    for sense in senses.values():
+        if sense.column.type not in ("integer", "number"):
+            continue
+        for word in sense.words:
+            pattern = _counted(word)
+            for m in pattern.finditer(scan.rest) if pattern is not None else ():
+                scan.consume(*m.span("noun"))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -404,7 +412,7 @@ def _counted(word: str) -> re.Pattern[str] | None:
     if " " in word or not word.isalpha():
         return None
     stem = re.escape(word[:-1] if word.endswith("s") else word)
-    return re.compile(rf"(?<![a-z]){stem}s?\s+(?:count|number|score|value|figure)(?![a-z])")
+    return re.compile(rf"(?<![a-z]){stem}s?\s+(?P<noun>count|number|score|value|figure)(?![a-z])")
 
 
 def _numeric_words(senses: dict[str, Sense]) -> frozenset[str]:
