@@ -123,3 +123,12 @@ async def test_a_column_word_and_a_measure_noun_name_the_column(sports: tuple[DB
     assert res.status.value == "ok", res.notes
     want = query(url, "SELECT country, sum(medals) FROM athletes GROUP BY country")
     assert sorted(rows(res)) == sorted(want)
+
+
+async def test_strict_refuses_what_would_be_partial(sports: tuple[DBLeg, str]) -> None:
+    leg, _ = sports
+    req = SearchRequest(type="db", query="how many countries are there", models=("athletes",),
+                        strict=True)  # fmt: skip
+    res = await leg.search(req)
+    assert res.status.value == "unavailable" and not res.items
+    assert any("could not use 'countries'" in (r.error or "") for r in res.reports)

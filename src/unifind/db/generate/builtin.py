@@ -196,6 +196,12 @@ class BuiltinGenerator:
         unread = _unread_columns(ledger, senses, known, dsl)
         if ledger.loose_or(dsl):
             unread["or"] = ()
+        if unread and strict:
+            words_ = ", ".join(repr(w) for w in unread)
+            raise GenerationError(
+                f"could not use {words_} in a query of model {model.name!r} (strict: no word "
+                "is ignored)"
+            )
         uses = {w: _unread_use(c, len(dsl.wheres)) for w, c in unread.items()}
         notes += [f"not understood: {w} ({use})" for w, use in uses.items()]
         accounted, confidence = ledger.account(
