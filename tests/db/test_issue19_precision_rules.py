@@ -5,6 +5,8 @@ written for the tests (tests/db/_schema19.py)."""
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from unifind.db.leg import DBLeg
 from unifind.types import SearchRequest, SearchResult
 
-from ._schema19 import query
+from ._schema19 import athletes_db, query
 
 
 async def ask(leg: DBLeg, q: str) -> SearchResult:
@@ -132,3 +134,21 @@ async def test_strict_refuses_what_would_be_partial(sports: tuple[DBLeg, str]) -
     res = await leg.search(req)
     assert res.status.value == "unavailable" and not res.items
     assert any("could not use 'countries'" in (r.error or "") for r in res.reports)
+
+
+async def test_a_named_model_whose_rows_are_not_in_the_answer_is_said(tmp_path: Path) -> None:
+    url, models = athletes_db(tmp_path)
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+        conn.execute("CREATE TABLE clubs (club_id INTEGER PRIMARY KEY, title TEXT)")
+        conn.executemany("INSERT INTO clubs VALUES (?, ?)", [(1, "Lions"), (2, "Hawks")])
+    models["clubs"] = {"description": "clubs", "primary_key": "club_id",
+                       "columns": {"club_id": {}, "title": {"searchable": True}}}  # fmt: skip
+    leg = DBLeg(url, models)
+    try:
+        res = await ask(leg, "athletes from Kenya and their clubs")
+        assert [(i.data or {})["country"] for i in res.items] == ["Kenya"] * 3
+        assert "the question also names clubs: no rows of it are in this answer" in res.notes
+        res = await ask(leg, "athletes from Kenya")
+        assert not any("also names" in n for n in res.notes)
+    finally:
+        leg.close()

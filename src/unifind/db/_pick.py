@@ -9,6 +9,8 @@ from its own rows), then declaration order.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -71,6 +73,30 @@ def _joined(dsl: Any) -> int:
 
     walk(dsl.get("wheres"))
     return int(any(isinstance(n, str) and "." in n for n in names))
+
+
+def unused_models(runs: Sequence[Run], models: dict[str, Model], question: str) -> list[str]:
+    """A note when the question names a model whose rows are in no answer (issue #19: "the
+    names of tracks in the Rock genre" answered from tracks alone, with no word of warning,
+    while genres holds "Rock"). A model an answering query reaches (a join, a dotted field)
+    is used."""
+    answering = [r for r in runs if _answers(r)]
+    if not answering:
+        return []
+    text = normalise(question)
+    reached = " ".join(json.dumps(r.dsl) for r in answering)
+    answered = {r.model for r in answering}
+    named = [
+        name
+        for name, model in models.items()
+        if name not in answered
+        and _position(model, text) < len(text)
+        and not re.search(rf"\b{re.escape(name)}\b", reached)
+    ]
+    if not named:
+        return []
+    return [f"the question also names {', '.join(named)}: no rows of "
+            f"{'it' if len(named) == 1 else 'them'} are in this answer"]  # fmt: skip
 
 
 def _answers(run: Run) -> bool:

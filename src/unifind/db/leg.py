@@ -35,7 +35,7 @@ import sqlalchemy as sa
 
 from unifind.config import Settings
 from unifind.db._empty import why_empty
-from unifind.db._pick import pick_one
+from unifind.db._pick import pick_one, unused_models
 from unifind.db.compile import compile_select, render
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML
 from unifind.db.dsl import MAX_INT, QueryDSL, combine, parse_dsl, validate_dsl
@@ -197,6 +197,7 @@ class DBLeg:
               for m in chosen)
         )  # fmt: skip
         picked = pick_one(runs, models, req.query) if chose else []
+        picked += unused_models(runs, models, req.query)
         return _result(req, runs, skipped, _ms(t0), picked)
 
     async def _one(
