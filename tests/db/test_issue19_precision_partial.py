@@ -3,14 +3,20 @@ word is ``partial`` (Python, CLI), and the result carries ``understood`` and a c
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
 from typer.testing import CliRunner
 
+from unifind import Searcher, load_settings
 from unifind.cli import app
+from unifind.db.demo import create_demo
 from unifind.db.leg import DBLeg
-from unifind.types import Overall, Reason, SearchRequest, Status
+from unifind.mcp_server.args import search_input
+from unifind.mcp_server.render import search_result
+from unifind.ops import Operations
+from unifind.types import Overall, Principal, Reason, SearchRequest, Status
 
 from ._schema19 import query
 
@@ -67,3 +73,26 @@ def test_the_cli_says_partial_and_exits_0(unifind_home: Path) -> None:
                               "--json"])  # fmt: skip
     out = json.loads(res.output)
     assert res.exit_code == 0 and out["status"] == "ok" and out["confidence"] == 1.0
+
+
+async def test_http_and_mcp_say_partial_through_operations(unifind_home: Path) -> None:
+    """HTTP's POST /v1/search and MCP's search tool both answer from Operations.search."""
+    create_demo(unifind_home / "shop.sqlite", today=dt.date(2024, 6, 15))
+    searcher = Searcher(load_settings(kb={"embedder": "hash:64"}))
+    try:
+        ops = Operations(searcher)
+        inp, budget = search_input({"query": "laptops with zebra stripes", "sources": ["db"],
+                                    "max_results": 50})  # fmt: skip
+        out = await ops.search(inp, principal=Principal(tenant="acme"))
+        assert out.status is Overall.PARTIAL
+        leg = next(s for s in out.legs if s.type == "db")
+        assert leg.understood is not None and leg.understood["zebra"].startswith("not used")
+        assert leg.confidence is not None and leg.confidence < 1
+        text, data = search_result(out, inp.query, budget)
+        assert data["status"] == "partial"
+        assert "(understanding): degraded (not_understood)" in text
+        inp, _ = search_input({"query": "cheapest 3 laptops", "sources": ["db"]})
+        out = await ops.search(inp, principal=Principal(tenant="acme"))
+        assert out.status is Overall.OK
+    finally:
+        searcher.close()
