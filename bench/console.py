@@ -123,6 +123,25 @@ def added_cost(with_console: str, without: str, searches: int) -> tuple[float, f
     return statistics.median(on), statistics.median(off), paired
 
 
+def routing(app: Any, method: str, path: str, rounds: int = 20_000) -> tuple[int, float]:
+    """Routes tried before ``method path`` matches, and µs per match (Starlette's loop)."""
+    from starlette.routing import Match
+
+    scope = {"type": "http", "method": method, "path": path, "root_path": "", "headers": []}
+
+    def match() -> int:
+        for i, route in enumerate(app.router.routes):
+            if route.matches(scope)[0] == Match.FULL:
+                return i + 1
+        raise RuntimeError(f"no route matches {method} {path}")
+
+    tried = match()
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        match()
+    return tried, (time.perf_counter() - t0) / rounds * 1e6
+
+
 def paint(url: str, paints: int) -> list[float] | str:
     """ms from the first ``items`` event to the painted frame, per search in the page."""
     try:
@@ -161,10 +180,9 @@ def main() -> None:
         seed.kb.create("demo", embedder="hash:64")
         seed.kb.ingest("demo", [corpus_dir()])
         seed.close()
-        with (
-            Server(create_app(settings, mcp=False)) as on,
-            Server(create_app(settings, mcp=False, console=False)) as off,
-        ):
+        app_on = create_app(settings, mcp=False)
+        app_off = create_app(settings, mcp=False, console=False)
+        with Server(app_on) as on, Server(app_off) as off:
             print("transfer (page + assets):")
             size = transfer(on.url)
             print(
@@ -178,6 +196,13 @@ def main() -> None:
                 f" (difference of p50s), {paired:+.2f} ms (p50 of paired differences);"
                 " target <= 1 ms"
             )
+            for method, path in (("POST", "/v1/search"), ("POST", "/v1/ask")):
+                n_on, us_on = routing(app_on, method, path)
+                n_off, us_off = routing(app_off, method, path)
+                print(
+                    f"routing {method} {path}: {n_on} routes tried with the console, {n_off}"
+                    f" without; {us_on:.2f} vs {us_off:.2f} µs per match"
+                )
             painted = paint(on.url, args.paints)
             if isinstance(painted, str):
                 print(f"paint: {painted}")
