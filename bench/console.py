@@ -53,6 +53,7 @@ QUERIES = [
 STATUS_LINE = "HTTP/1.1 200 OK\r\n\r\n"
 ASSETS = ["/", "/console/console.js", "/console/console.css", "/console/labels.json"]
 CHROMIUM = os.environ.get("UNIFIND_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage"]
 
 
 class Server:
@@ -152,7 +153,7 @@ def paint(url: str, paints: int) -> list[float] | str:
         return f"skipped: no Chromium at {CHROMIUM} (apt-get install -y chromium)"
     out = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page()
         page.goto(url + "/")
         page.wait_for_selector("body[data-ready=true]")

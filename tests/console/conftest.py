@@ -31,6 +31,7 @@ from unifind.store.keys import KeyStore
 from unifind.testing.web_server import FakeWebServer
 
 CHROMIUM = os.environ.get("UNIFIND_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage"]
 #: Where screenshots go: a temporary folder, or (to refresh docs/console.md) the given one.
 SHOTS_ENV = "UNIFIND_CONSOLE_SHOTS"
 
@@ -63,8 +64,9 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start;
+        # --disable-dev-shm-usage: a container's small /dev/shm crashes its renderer.
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
 
