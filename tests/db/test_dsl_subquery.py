@@ -184,3 +184,36 @@ async def test_subqueries_on_every_dialect(db: tuple[str, str | None]) -> None: 
         "GROUP BY customer_id HAVING count(*) > 2) ORDER BY id",
     )
     assert want and [r["id"] for r in got] == [r[0] for r in want]
+
+
+async def test_a_sub_aggregate_over_rows_meeting_its_own_conditions(library: Any) -> None:
+    leg, url = library
+    travel = {"agg": "avg", "field": "pages", "wheres": [{"field": "genre", "value": "travel"}]}
+    res = await run(leg, {"model": "books", "select": ["title"],
+                          "wheres": [{"field": "pages", "op": ">", "value": travel}]})  # fmt: skip
+    want = truth(url, "SELECT id FROM books WHERE pages > (SELECT avg(pages) FROM books "
+                      "WHERE genre = 'travel') ORDER BY id")  # fmt: skip
+    assert want and [i.data["id"] for i in res.items] == want
+    # the conditions name fields of the aggregated model, checked like any where
+    bad = {**travel, "wheres": [{"field": "secret", "value": 1}]}
+    with pytest.raises(InputError, match="allowed: id, title"):
+        await run(leg, {"model": "books", "wheres": [{"field": "pages", "op": ">", "value": bad}]})
+
+
+async def test_sub_aggregates_with_conditions_on_every_dialect(
+    db: tuple[str, str | None],  # noqa: F811
+) -> None:
+    url, schema = db
+    phones = {"agg": "avg", "field": "price", "wheres": [{"field": "category", "value": "phone"}]}
+    got = await _ask(
+        url,
+        schema,
+        {
+            "model": "products",
+            "select": ["id"],
+            "wheres": [{"field": "price", "op": ">", "value": phones}],
+        },
+    )
+    want = _truth(url, schema, "SELECT id FROM products WHERE price > (SELECT avg(price) FROM "
+                               "products WHERE category = 'phone') ORDER BY id")  # fmt: skip
+    assert want and [r["id"] for r in got] == [r[0] for r in want]

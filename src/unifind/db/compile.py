@@ -204,13 +204,18 @@ class _Query:
         self._subs += 1
         ref = self.scope.resolve(value.field, "wheres value") if value.field else None
         model = ref.model if ref is not None else self.scope.model
-        table = sql_table(model).alias(f"s{self._subs}")
+        table: Any = sql_table(model).alias(f"s{self._subs}")
         fn = _FNS[value.agg]
         arg = fn(table.c[ref.column.name]) if ref is not None else fn()
-        sub = sa.select(arg).select_from(table)
-        perm = self.permit(model, table)
-        if perm is not None:
-            sub = sub.where(perm)
+        source, conds = table, [self.permit(model, table)]
+        if value.wheres:  # "the highest salary in Biology": its own conditions
+            inner = QueryDSL(model=model.name, wheres=value.wheres)
+            q = _Query(inner, model, table, self.scope.models, self.permit)
+            source, conds = q.source, [*conds, *q.outside, q.where(value.wheres)]
+        sub = sa.select(arg).select_from(source)
+        kept = [c for c in conds if c is not None]
+        if kept:
+            sub = sub.where(sa.and_(*(c.self_group() for c in kept)))
         return sub.scalar_subquery()
 
     def _subquery(self, dsl: QueryDSL) -> sa.Select[Any]:

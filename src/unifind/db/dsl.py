@@ -102,6 +102,9 @@ class SubAggregate(_DSL):
     agg: Fn
     field: str | None = None
     """``count`` may omit it; a dotted field aggregates over that model's visible rows."""
+    wheres: tuple[Where, ...] = ()
+    """Only rows meeting these conditions (fields of the aggregated model): "more than the
+    highest salary in Biology"."""
 
 
 class QueryDSL(_DSL):
@@ -160,7 +163,9 @@ def dsl_json_schema() -> dict[str, Any]:
     """The QueryDSL's JSON Schema (wire names: ``or``, ``as``, ``from``) for a host LLM."""
     schema = QueryDSL.model_json_schema(by_alias=True)
     defs = schema.setdefault("$defs", {})
-    defs["SubAggregate"] = SubAggregate.model_json_schema(by_alias=True)
+    sub = SubAggregate.model_json_schema(by_alias=True)
+    sub.pop("$defs", None)  # its Where is the root's
+    defs["SubAggregate"] = sub
     defs["SubQuery"] = {
         "type": "object",
         "description": SubQuery.__doc__.split("\n\n")[0].replace("\n", " ") if SubQuery.__doc__
@@ -373,6 +378,10 @@ def _check_sub(op: str, value: Any, col: Column, scope: Scope) -> SubAggregate:
     if numeric != (col.type in _NUMERIC):
         raise InputError(f"{col.name} ({col.type}) cannot be compared with {sub.agg}"
                          f"({sub.field or '*'}): compare numbers with numbers")  # fmt: skip
+    if sub.wheres:
+        model = scope.resolve(sub.field, "wheres value").model if sub.field else scope.model
+        inner = validate_dsl(QueryDSL(model=model.name, wheres=sub.wheres), model, scope.models)
+        sub = sub.model_copy(update={"wheres": inner.wheres})
     return sub
 
 
