@@ -290,7 +290,7 @@ class _Query:
         sel = node.this if isinstance(node, exp.Subquery) else node
         if not isinstance(sel, exp.Select) or len(sel.expressions) != 1:
             raise Unsupported("nested subquery")
-        keys = ("where", "group", "having", "order", "limit", "joins")
+        keys = ("group", "having", "order", "limit", "joins")
         if any(sel.args.get(k) for k in keys):
             raise Unsupported("nested subquery")
         src = sel.args.get("from_")
@@ -304,14 +304,23 @@ class _Query:
             raise Unsupported("sub-aggregate over a table outside the query")
         self.constructs.add("sub-aggregate")
         arg = fn_node.this
+        out: dict[str, Any] = {"agg": fn}
         if isinstance(arg, exp.Star):
-            return {"agg": fn}
-        if not isinstance(arg, exp.Column) or model is None:
+            if prefixes[0]:
+                raise Unsupported("count(*) sub-aggregate over another table")
+        elif not isinstance(arg, exp.Column) or model is None:
             raise Unsupported("nested subquery")
-        real = self.conv.columns[model].get(arg.name.lower())
-        if real is None:
-            raise Unsupported("undeclared column", arg.sql())
-        return {"agg": fn, "field": _field(prefixes[0], real)}
+        else:
+            real = self.conv.columns[model].get(arg.name.lower())
+            if real is None:
+                raise Unsupported("undeclared column", arg.sql())
+            out["field"] = _field(prefixes[0], real)
+        where = sel.args.get("where")
+        if where is not None:  # conditions on the aggregated table's own fields
+            inner = _Query(self.conv, sel)
+            inner._from()
+            out["wheres"] = _flatten(inner._where(where.this))
+        return out
 
     def _literal(self, node: Any) -> Any:
         if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
