@@ -3,6 +3,7 @@ over a real embedded KB, plus what the suites don't check (metadata, filters, ba
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -201,3 +202,19 @@ async def test_bad_tool_call_is_in_band_text(
         assert isinstance(msg, ToolMessage)
         assert said in msg.content, msg.content
         assert msg.artifact["is_error"] is True
+
+
+@pytest.mark.parametrize(
+    ("filters", "said"),
+    [
+        ({"tag": {"$in": "billing"}}, "$in takes a list"),
+        ({"$and": [{"lang": "en"}, {"lang": "de"}]}, "two different conditions on 'lang'"),
+        ({"$and": ["lang"]}, "$and takes a list of filter objects"),
+    ],
+)
+def test_filters_that_cannot_mean_what_they_say_are_refused(
+    kb_searcher: Searcher, filters: dict[str, Any], said: str
+) -> None:
+    retriever = UnifindRetriever(searcher=kb_searcher, collections=["handbook"])
+    with pytest.raises(InputError, match=re.escape(said)):
+        retriever.invoke("refund policy", filters=filters)
