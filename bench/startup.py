@@ -18,7 +18,11 @@ median CPU time, user + system, of the process and its children):
 Chinese collections, the Chinese one cold (no jieba caches) and warm, with the KB lexical
 stage's ``took_ms`` from ``--json`` runs.
 
-Run: python bench/startup.py [--repeats 5] [--collections]
+``--compare SRC`` runs every command a second time per repeat on another tree (``PYTHONPATH=SRC``,
+e.g. ``git archive <commit> src | tar -x -C /tmp/before``), interleaved, on the same home: on
+a loaded machine the two columns see the same load, which two runs minutes apart do not.
+
+Run: python bench/startup.py [--repeats 5] [--collections] [--compare SRC]
 """
 
 from __future__ import annotations
@@ -56,6 +60,11 @@ def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     return time.perf_counter() - t0, _children_cpu() - cpu0, out.stdout
 
 
+#: ``--compare SRC``: each process is followed by the same command on the tree ``SRC``
+#: (``PYTHONPATH``), so both see the same load (this machine's changes by the minute).
+COMPARE: str | None = None
+
+
 def _measure(
     repeats: int,
     cmd: list[str],
@@ -63,19 +72,28 @@ def _measure(
     before: Callable[[], None] | None = None,
     warm_up: bool = True,
 ) -> dict[str, float]:
+    envs = {"": env}
+    if COMPARE:
+        envs["other_"] = {**env, "PYTHONPATH": COMPARE}
     if warm_up:  # page cache, .pyc files, the home's caches: what a second call finds
-        if before:
-            before()
-        _run(cmd, env)
-    walls, cpus = [], []
+        for e in envs.values():
+            if before:
+                before()
+            _run(cmd, e)
+    walls: dict[str, list[float]] = {k: [] for k in envs}
+    cpus: dict[str, list[float]] = {k: [] for k in envs}
     for _ in range(repeats):
-        if before:
-            before()
-        wall, cpu, _ = _run(cmd, env)
-        walls.append(wall)
-        cpus.append(cpu)
-    return {"median_s": statistics.median(walls), "min_s": min(walls), "max_s": max(walls),
-            "cpu_s": statistics.median(cpus)}  # fmt: skip
+        for k, e in envs.items():  # interleaved: this tree, then the other, each repeat
+            if before:
+                before()
+            wall, cpu, _ = _run(cmd, e)
+            walls[k].append(wall)
+            cpus[k].append(cpu)
+    out: dict[str, float] = {}
+    for k in envs:
+        out |= {f"{k}median_s": statistics.median(walls[k]), f"{k}min_s": min(walls[k]),
+                f"{k}max_s": max(walls[k]), f"{k}cpu_s": statistics.median(cpus[k])}  # fmt: skip
+    return out
 
 
 def _home() -> tuple[Path, dict[str, str]]:
@@ -171,7 +189,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--collections", action="store_true", help="issue #8's rows instead")
+    ap.add_argument("--compare", metavar="SRC", help="also run each command on the tree SRC "
+                    "(a src folder, e.g. of `git archive`), interleaved")  # fmt: skip
     args = ap.parse_args()
+    global COMPARE
+    COMPARE = str(Path(args.compare).resolve()) if args.compare else None
     home, env = _home()
     load0 = _load()
     try:
@@ -183,6 +205,16 @@ def main() -> None:
           f"{sys.version.split()[0]}, {os.cpu_count()} CPUs; load average (1, 5, 15 min) "
           f"{load0} before, {_load()} after")  # fmt: skip
     print()
+    if COMPARE:
+        print(f"other tree (interleaved, same home): {COMPARE}\n")
+        print("| command | median s | CPU s | other: median s | other: CPU s | CPU change |")
+        print("|---|---|---|---|---|---|")
+        for name, r in rows.items():
+            change = r["cpu_s"] / r["other_cpu_s"] - 1 if r["other_cpu_s"] else 0.0
+            other = f"{r['other_median_s']:.3f} | {r['other_cpu_s']:.3f}"
+            print(f"| `{name}` | {r['median_s']:.3f} | {r['cpu_s']:.3f} | {other} "
+                  f"| {change:+.0%} |")  # fmt: skip
+        return
     print("| command | median s | min s | max s | CPU s (median) | lexical stage ms |")
     print("|---|---|---|---|---|---|")
     for name, r in rows.items():
