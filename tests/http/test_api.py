@@ -226,3 +226,24 @@ async def test_ready_is_503_with_the_failing_check(
     assert checks["kb"]["ok"] is True
     assert checks["records"]["ok"] is False and checks["records"]["detail"]
     assert checks["records"]["status"] == "unavailable" and r.json()["status"] == "unavailable"
+
+
+async def test_upload_errors_name_the_client_file_not_a_server_path(
+    client: httpx.AsyncClient,
+) -> None:
+    """A failed upload's message names the file as sent, never the server's temp folder."""
+    r = await client.post("/v1/collections", json={"name": "ups", "embedder": "hash:64"})
+    assert r.status_code == 201
+    files = [
+        ("files", ("c.exe", b"MZ\x00\x01", "application/octet-stream")),
+        ("files", ("broken.pdf", b"%PDF-1.4 not really", "application/pdf")),
+        ("files", ("ok.md", b"# Fine\nkilo lima", "text/markdown")),
+    ]
+    up = (await client.post("/v1/collections/ups/files", files=files)).json()
+    by_name = {o["name"]: o for o in up["outcomes"]}
+    assert set(by_name) == {"c.exe", "broken.pdf", "ok.md"}
+    failed = [o for o in up["outcomes"] if o["status"] != "added"]
+    assert len(failed) == 2 and all(o["error"] for o in failed)
+    body = r.text + str(up)
+    assert "unifind-upload-" not in body and "/tmp" not in body, up
+    assert any("c.exe" in o["error"] or "broken.pdf" in o["error"] for o in failed)

@@ -198,8 +198,16 @@ class KBOps:
         def client(path: str) -> str:
             return names.get(path, path)
 
+        def scrubbed(error: str | None) -> str | None:
+            """The reader's message with each temp path as the client named the file."""
+            if error is None:
+                return None
+            for internal, shown in names.items():
+                error = error.replace(internal, shown)
+            return error.replace(tmp, "upload")
+
         outcomes = [
-            FileOutcome(client(o.path), o.document_id, o.status, o.chunks, o.error)
+            FileOutcome(client(o.path), o.document_id, o.status, o.chunks, scrubbed(o.error))
             for o in report.outcomes
         ]
         out = _ingest_output(name, outcomes)
