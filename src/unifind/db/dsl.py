@@ -9,7 +9,9 @@ and AND binds tighter, so ``[a, b, {or: c}]`` means ``(a AND b) OR c``. A where 
 Joins (issue #19, :mod:`unifind.db.joins`): a dotted field ``customers.country`` follows a
 relation, a ``joins`` list adds relations or gou-style ``from/key/foreign`` joins. ``distinct``
 drops duplicate rows, an aggregate's ``distinct`` counts distinct values, and a where's
-value may be an aggregate of a column (:class:`SubAggregate`): "older than the average".
+value may be an aggregate of a column (:class:`SubAggregate`, with its own ``wheres``):
+"older than the average". ``in``/``notin`` take a subquery (:class:`SubQuery`), and
+``compound`` is a set operation with one more query (:class:`Compound`).
 
 :func:`validate_dsl` checks a DSL against a :class:`~unifind.db.models.Model` and coerces
 values to the column types; everything it rejects raises InputError naming what is allowed.
@@ -24,6 +26,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from unifind._fielddocs import describe_fields
 from unifind.db.joins import MAX_JOINS, Join, Scope
 from unifind.db.models import Column, Model
 from unifind.errors import InputError
@@ -49,7 +52,7 @@ _ORDERED = _NUMERIC | {"date", "datetime", "string"}
 class _DSL(BaseModel):
     # Attribute docstrings become descriptions in the JSON Schema a host LLM reads.
     model_config = ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True, use_attribute_docstrings=True
+        frozen=True, extra="forbid", populate_by_name=True, json_schema_extra=describe_fields
     )
 
 
