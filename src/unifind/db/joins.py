@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.sql.elements import ColumnElement
 
+from unifind._fielddocs import describe_fields
 from unifind.db.models import Column, Model, sql_table
 from unifind.errors import InputError
 
@@ -40,7 +41,7 @@ class Join(BaseModel):
     "foreign": "customer_id", "as": "c"}``; ``left: true`` keeps rows with no match."""
 
     model_config = ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True, use_attribute_docstrings=True
+        frozen=True, extra="forbid", populate_by_name=True, json_schema_extra=describe_fields
     )
 
     relation: str | None = None

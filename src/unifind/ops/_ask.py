@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from unifind._fielddocs import describe_fields
 from unifind.agent.answer import answer_profile
 from unifind.agent.layers import for_request, merge
 from unifind.agent.models import Answer, Part, Plan
@@ -33,7 +34,7 @@ MAX_PARTS = 20
 
 
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=describe_fields)
 
 
 class AskPart(_In):

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from unifind._fielddocs import describe_fields
 from unifind.types import Item, KBMode, LegReport, Overall, Source, date_problem
 
 SearchMode = Literal["all", "any", "race"]
@@ -60,8 +61,9 @@ def fold_aliases(data: Any, aliases: dict[str, str]) -> Any:
 
 
 class _In(BaseModel):
-    # Attribute docstrings become field descriptions in JSON Schema (OpenAPI, MCP tools).
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    # Attribute docstrings become field descriptions in JSON Schema (OpenAPI, MCP tools),
+    # read when a schema is built rather than when the class is (unifind._fielddocs).
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=describe_fields)
 
 
 class KBSource(_In):
