@@ -136,3 +136,24 @@ async def test_set_operations_on_every_dialect(db: tuple[str, str | None]) -> No
                                    "WHERE status = 'cancelled' AND tenant_id = 'acme' "
                                    "ORDER BY 1")  # fmt: skip
         assert want and [r["product_id"] for r in got] == [r[0] for r in want], op
+
+
+def test_the_published_schema_is_rooted_and_accepts_a_compound_query() -> None:
+    """QueryDSL is recursive through compound: the schema a host LLM reads is still an
+    object at its root (no bare $ref), and a compound query validates against it."""
+    import jsonschema
+
+    from unifind.db.dsl import dsl_json_schema
+
+    schema = dsl_json_schema()
+    assert schema["type"] == "object" and "compound" in schema["properties"]
+    assert "QueryDSL" not in schema["$defs"]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    query = {
+        "model": "books",
+        "select": ["author_id"],
+        "compound": [{"op": "except", "query": {"model": "loans", "select": ["book_id"]}}],
+    }
+    jsonschema.Draft202012Validator(schema).validate(query)
+    bad = {**query, "compound": [{"op": "zip", "query": {"model": "loans"}}]}
+    assert not jsonschema.Draft202012Validator(schema).is_valid(bad)

@@ -165,6 +165,10 @@ class SubQuery(_DSL):
 def dsl_json_schema() -> dict[str, Any]:
     """The QueryDSL's JSON Schema (wire names: ``or``, ``as``, ``from``) for a host LLM."""
     schema = QueryDSL.model_json_schema(by_alias=True)
+    if "$ref" in schema:  # recursive through compound: the root itself, not a reference
+        defs = schema["$defs"]
+        schema = {**defs.pop(schema["$ref"].rsplit("/", 1)[1]), "$defs": defs}
+        schema = _root_refs(schema, "#/$defs/QueryDSL")
     defs = schema.setdefault("$defs", {})
     sub = SubAggregate.model_json_schema(by_alias=True)
     sub.pop("$defs", None)  # its Where is the root's
@@ -185,6 +189,17 @@ def dsl_json_schema() -> dict[str, Any]:
         {"$ref": "#/$defs/SubQuery"},
     ]
     return schema
+
+
+def _root_refs(node: Any, ref: str) -> Any:
+    """``node`` with every ``{"$ref": ref}`` pointing at the root (``#``) instead."""
+    if isinstance(node, dict):
+        return {
+            k: ("#" if k == "$ref" and v == ref else _root_refs(v, ref)) for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_root_refs(v, ref) for v in node]
+    return node
 
 
 #: Largest magnitude of an integer value: beyond 64 bits no database compares it exactly.
