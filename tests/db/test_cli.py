@@ -42,8 +42,12 @@ def test_demo_then_search_and_models(unifind_home: Path, tmp_path: Path) -> None
     ]
     assert out["dsl"]["limit"] == 5 and any("params:" in n for n in out["notes"])
 
-    res = runner.invoke(app, ["db", "search", "100元以下的耳机"])
+    res = runner.invoke(app, ["db", "search", "100美元以下的耳机"])
     assert res.exit_code == 0 and "Xiaomi Buds 4" in res.output and "status: ok" in res.output
+    # Yuan against a USD price with no rate: read, not compared, so the answer is partial.
+    res = runner.invoke(app, ["db", "search", "100元以下的耳机"])
+    assert res.exit_code == 0 and "status: partial" in res.output
+    assert "no exchange rate" in res.output
 
     res = runner.invoke(app, ["db", "models", "--json"])
     assert res.exit_code == 0

@@ -91,13 +91,15 @@ def _truth(engine: sa.Engine, sql: str) -> list[Any]:
 
 
 async def test_devset_rows_match_hand_written_sql(db: tuple[str, str, str]) -> None:
-    _name, url, _ = db
+    name, url, _ = db
     leg = DBLeg(url, DEMO_MODELS_YAML, row_cap=1000, config={"today": DEVSET["today"]})
     engine = make_engine(url)
     wrong = []
     try:
         for q in DEVSET["questions"]:
-            expected = _truth(engine, q["sql"])
+            # The hand-written SQL is SQLite's: its LIKE ignores case, DuckDB's doesn't.
+            sql = q["sql"].replace(" LIKE ", " ILIKE ") if name == "duckdb" else q["sql"]
+            expected = _truth(engine, sql)
             res = await leg.search(
                 SearchRequest(type="db", query=q["q"], models=(q["model"],), limit=1000),
                 principal=Principal(tenant=DEVSET["tenant"]),
@@ -105,7 +107,9 @@ async def test_devset_rows_match_hand_written_sql(db: tuple[str, str, str]) -> N
             got = [int(i.record_id or 0) for i in res.items]
             if not q.get("ordered"):
                 got, expected = sorted(got), sorted(expected)
-            if got != expected or not res.ok:
+            # Right rows with status partial (a comparison left out, said in a note: a
+            # currency with no rate) are right, as bench/db_nl.py counts them.
+            if got != expected or res.status.value not in ("ok", "partial"):
                 wrong.append(q["id"])
     finally:
         leg.close()

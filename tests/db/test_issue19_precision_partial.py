@@ -96,3 +96,27 @@ async def test_http_and_mcp_say_partial_through_operations(unifind_home: Path) -
         assert out.status is Overall.OK
     finally:
         searcher.close()
+
+
+async def test_a_comparison_left_out_makes_the_answer_partial(unifind_home: Path) -> None:
+    """'under 50 euros' on a price in USD with no exchange rate is read and not compared:
+    the rows ignore it, so the answer is partial (the note says why) — and refused when
+    strict — never ok with only a note (issue #19's README example)."""
+    create_demo(unifind_home / "shop.sqlite", today=dt.date(2024, 6, 15))
+    searcher = Searcher(load_settings(kb={"embedder": "hash:64"}))
+    leg = searcher.leg("db")
+    req = SearchRequest(type="db", query="products under 50 euros", models=("products",))
+    res = await leg.search(req)
+    assert res.status is Overall.PARTIAL
+    stage = next(r for r in res.reports if r.stage == "understanding")
+    assert stage.reason is Reason.NOT_UNDERSTOOD and "no exchange rate" in (stage.error or "")
+    assert res.understood is not None and res.understood["euros"].startswith("not used")
+    assert not any(w.get("field") == "price" for w in (res.dsl or {}).get("wheres", []))
+    strict = await leg.search(SearchRequest(type="db", query="products under 50 euros",
+                                            models=("products",), strict=True))  # fmt: skip
+    assert strict.status is Overall.UNAVAILABLE and "could not compare" in str(strict.reports)
+    dollars = await leg.search(SearchRequest(type="db", query="products under 50 dollars",
+                                             models=("products",)))  # fmt: skip
+    assert dollars.status is Overall.OK
+    assert all((i.data or {})["price"] < 50 for i in dollars.items) and dollars.items
+    searcher.close()

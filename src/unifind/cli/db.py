@@ -229,5 +229,5 @@ def demo_cmd(
     console.print("customers and orders belong to tenants 'acme' and 'globex'. Try:")
     url = "" if path is None else f" --db sqlite:///{created} --models {models}"
     console.print(f"  unifind db search 'cheapest 5 laptops under $1000 in stock'{url}")
-    console.print(f"  unifind db search '100元以下的耳机'{url} --explain")
+    console.print(f"  unifind db search '100美元以下的耳机'{url} --explain")
     console.print(f"  unifind db search 'orders from last week over 200 euros'{url} --tenant acme")

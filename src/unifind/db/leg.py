@@ -468,7 +468,7 @@ def _partial(backend: str, gen: Generation) -> LegReport | None:
     ``understanding`` stage reports which words, and what was done instead."""
     if not gen.unknown:
         return None
-    said = [n for n in gen.notes if n.startswith("not understood")]
+    said = [n for n in gen.notes if n.startswith("not understood") or "not compared" in n]
     why = "; ".join(said) or f"not understood: {', '.join(gen.unknown)}"
     return LegReport(leg="db", backend=backend, stage="understanding", status=Status.DEGRADED,
                      reason=Reason.NOT_UNDERSTOOD, error=f"{backend}: {why}")  # fmt: skip

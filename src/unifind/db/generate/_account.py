@@ -19,7 +19,7 @@ from unifind.db.generate._scan import Scan, normalise, phrase_pattern
 from unifind.db.generate._sense import Sense
 from unifind.db.models import Model
 
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9+#.'-]*[a-z0-9+#]|[a-z0-9]|[\u4e00-\u9fff]+")
+TOKEN = re.compile(r"[a-z0-9][a-z0-9+#.'-]*[a-z0-9+#]|[a-z0-9]|[\u4e00-\u9fff]+")
 
 _OR = re.compile(r"(?<![a-z])or(?![a-z])|或者|或")
 
@@ -68,7 +68,7 @@ class Ledger:
             col = sense.column.name
             for phrase in _with_plurals({*sense.words, col.lower().replace("_", " ")}):
                 for m in phrase_pattern(phrase).finditer(self.scan.text):
-                    for t in _TOKEN.finditer(self.scan.text, m.start(), m.end()):
+                    for t in TOKEN.finditer(self.scan.text, m.start(), m.end()):
                         named.setdefault(t.span(), set()).add(col)
         out: dict[str, tuple[str, ...]] = {}
         for (start, end), cols in sorted(named.items()):
@@ -117,7 +117,7 @@ class Ledger:
         """(word → use, confidence). ``names`` maps a word to the model or column it names;
         ``unused`` maps a word the generator could not use to what was done instead."""
         out: dict[str, str] = {}
-        for m in _TOKEN.finditer(self.scan.text):
+        for m in TOKEN.finditer(self.scan.text):
             word = m[0]
             stage = self._owner[m.start()]
             if word in out:

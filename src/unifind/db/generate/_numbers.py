@@ -116,9 +116,13 @@ def family(column: Column, sense: Sense | None = None) -> str | None:
 
 
 def read_numbers(
-    scan: Scan, senses: dict[str, Sense], rates: dict[str, float]
+    scan: Scan,
+    senses: dict[str, Sense],
+    rates: dict[str, float],
+    refused: list[str] | None = None,
 ) -> tuple[list[NumberCondition], list[str]]:
-    """Consume every comparison a column can be found for; notes on currencies."""
+    """Consume every comparison a column can be found for; notes on currencies. A comparison
+    read but not compared (a currency with no rate) is added to ``refused``."""
     numeric = [s for s in senses.values() if s.column.type in ("integer", "number")]
     found: list[NumberCondition] = []
     notes: list[str] = []
@@ -129,6 +133,8 @@ def read_numbers(
                 scan.consume(*m.span())
             if isinstance(cond, NumberCondition):
                 found.append(cond)
+            elif cond is None and refused is not None:
+                refused.append(m[0].strip())
     return found, notes
 
 

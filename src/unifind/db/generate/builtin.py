@@ -24,7 +24,7 @@ from typing import Any
 
 from unifind.db.compile import like_pattern
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
-from unifind.db.generate._account import Ledger, name_uses
+from unifind.db.generate._account import TOKEN, Ledger, name_uses
 from unifind.db.generate._aggregate import Aggregation, read_aggregation
 from unifind.db.generate._comparative import read_comparatives
 from unifind.db.generate._dates import DateCondition, read_dates
@@ -154,7 +154,8 @@ class BuiltinGenerator:
         ledger.mark("flag")
         read_comparatives(scan, senses)
         ledger.mark("comparative")
-        numbers, number_notes = read_numbers(scan, senses, self._rates)
+        refused: list[str] = []  # read, not compared: the answer ignores them (partial)
+        numbers, number_notes = read_numbers(scan, senses, self._rates, refused)
         ledger.mark("number")
         wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
         wheres += values + flags
@@ -170,6 +171,11 @@ class BuiltinGenerator:
         ledger.mark("column")
         understood = bool(wheres or shape.orders or agg or shape.limit)
         words.guess(understood, model)
+        if refused and strict:
+            raise GenerationError(
+                f"could not compare {', '.join(repr(r) for r in refused)} in model "
+                f"{model.name!r} (strict: no condition is left out)"
+            )
         if (words.unknown or words.loose) and strict:
             raise GenerationError(
                 f"could not map {', '.join(repr(k) for k in words.unknown + words.loose)} onto "
@@ -204,6 +210,7 @@ class BuiltinGenerator:
             )
         uses = {w: _unread_use(c, len(dsl.wheres)) for w, c in unread.items()}
         notes += [f"not understood: {w} ({use})" for w, use in uses.items()]
+        uses |= {w: "a comparison left out (see its note)" for w in _content_words(refused)}
         accounted, confidence = ledger.account(
             stopwords=STOPWORDS, names=name_uses(model, senses, known), keywords=words.keywords,
             unused={**words.unused(), **uses}, dsl=dsl,
@@ -213,7 +220,7 @@ class BuiltinGenerator:
             keywords=tuple(words.keywords + words.unknown),
             notes=tuple(notes),
             off_topic=off_topic,
-            unknown=(*words.unknown, *words.guessed, *words.loose, *nested, *unread),
+            unknown=(*words.unknown, *words.guessed, *words.loose, *nested, *unread, *refused),
             understood=accounted,
             confidence=confidence,
         )
@@ -336,6 +343,12 @@ def _unread_columns(
 ) -> dict[str, tuple[str, ...]]:
     """Column words an aggregate answer ignores (a row answer shows every column)."""
     return ledger.unused_columns(senses, known, dsl) if dsl.aggregates else {}
+
+
+def _content_words(phrases: list[str]) -> list[str]:
+    """The words of ``phrases`` that are not function words (as the ledger splits them)."""
+    words = (m[0] for p in phrases for m in TOKEN.finditer(p.lower()))
+    return [w for w in words if w not in STOPWORDS]
 
 
 def _unread_use(columns: tuple[str, ...], conditions: int) -> str:
