@@ -140,3 +140,33 @@ def test_a_module_may_expose_a_typer_app(monkeypatch: pytest.MonkeyPatch, tmp_pa
     monkeypatch.setitem(COMMANDS, "ghost", ("ghost_cmds", "Haunt."))
     res = runner.invoke(app, ["ghost", "boo"])
     assert res.exit_code == 0 and res.output.strip() == "boo!"
+
+
+_SCANS = (
+    "import pydantic.plugin._loader as _loader\n"
+    "_calls = []\n"
+    "_real = _loader.entry_points\n"
+    "_loader.entry_points = lambda **kw: _calls.append(kw) or _real(**kw)\n"
+)
+
+
+def _plugin_scans(argv: list[str], env: dict[str, str]) -> int:
+    code = (
+        f"import sys\n{_SCANS}from unifind.cli import app\n"
+        f"try:\n    app({argv!r})\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        "print('SCANS:', len(_calls))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env)  # fmt: skip
+    return int(out.stdout.rsplit("SCANS:", 1)[1])
+
+
+def test_a_search_does_not_scan_every_package_for_pydantic_plugins(kb_home: Path) -> None:
+    """pydantic's plugin lookup reads every installed distribution's entry points (~0.1 s in
+    a large virtualenv): the CLI turns it off for itself, unless the user set the variable."""
+    import os
+
+    argv = ["search", "refunds", "--kb", "handbook", "--mode", "text"]
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    assert _plugin_scans(argv, env) == 0
+    assert _plugin_scans(argv, {**env, "PYDANTIC_DISABLE_PLUGINS": ""}) == 1  # the user's wins
