@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
 . .venv/bin/activate
 python -m pip install -q --disable-pip-version-check --upgrade pip
-python -m pip install -q --disable-pip-version-check -e ".[dev,postgres,mcp,bench,redis,http,pgvector,qdrant,milvus,mysql,duckdb,otel,langchain,llamaindex,haystack,integrations-tests,console-tests]"
+python -m pip install -q --disable-pip-version-check -e ".[dev,postgres,mcp,bench,redis,http,pgvector,qdrant,milvus,milvus-server,mysql,duckdb,otel,langchain,llamaindex,haystack,integrations-tests,console-tests]"
 # One intra-op thread: two threads on a shared 2-core machine made MiniLM 3x slower.
 export OMP_NUM_THREADS=1
 ruff check src tests bench
