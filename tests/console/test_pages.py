@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 from tests.console.conftest import Console, World
 from tests.console.test_search import finished, pick_sources, search
 
-from unifind.testing.web_server import Respond
+from unifind.testing.web_server import Respond, Seen
 
 HTML = "text/html; charset=utf-8"
 
@@ -84,7 +85,14 @@ def test_upload_and_crawl_report_each_file_and_page(
     home = '<html><head><title>Home</title></head><body><p>Welcome.</p><a href="/a">a</a>'
     site.route("GET", "/", Respond(body=home, content_type=HTML))
     page_a = "<html><head><title>Alpha</title></head><body><p>Alpha text.</p></body></html>"
-    site.route("GET", "/a", Respond(body=page_a, content_type=HTML))
+    gate = threading.Event()
+
+    def held(seen: Seen) -> Respond:
+        # The second page answers only once the test has seen the first one's line.
+        assert gate.wait(20), "the test never released the page"
+        return Respond(body=page_a, content_type=HTML)
+
+    site.route("GET", "/a", held)
     tab = console(world)
     page = tab.open(world.key_a)
     page.click("#tab-kb")
@@ -122,11 +130,22 @@ def test_upload_and_crawl_report_each_file_and_page(
     page.select_option("#cr-col", "notes")
     page.fill("#cr-url", site.url + "/")
     page.fill("#cr-max", "5")
-    page.click("#kb-crawl button[type=submit]")
-    page.wait_for_selector("#cr-report li.summary")
+    try:
+        page.click("#kb-crawl button[type=submit]")
+        # Live: the home page's line and the bar while the next page is still being fetched.
+        page.wait_for_selector("#cr-report li[data-status=added]")
+        assert page.is_visible("#cr-progress") and page.is_enabled("#cr-stop")
+        assert page.eval_on_selector("#cr-progress", "p => [p.value, p.max]") == [1, 5]
+        assert "pages fetched: 1 of at most 5" in (page.locator("#cr-status").text_content() or "")
+        assert page.locator("#cr-report li.summary").count() == 0
+        shots(page, "crawl-streaming")
+    finally:
+        gate.set()
+    page.wait_for_selector("#cr-report[data-done=true]")
     crawl_report = page.locator("#cr-report").text_content() or ""
     assert "added 2" in crawl_report, crawl_report
     assert page.locator("#cr-report li[data-status=added]").count() == 2
+    assert not page.is_visible("#cr-progress") and page.is_disabled("#cr-stop")
     shots(page, "knowledge-base")
     # Remove one document: the list and the counts follow.
     page.click("#kb-docs tr[data-doc='upload:b.txt'] button")

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from unifind.http_api._auth import Caller
 from unifind.http_api._errors import ERRORS, error_response
 from unifind.http_api._routes import json_response, ops_of
+from unifind.http_api._sse import EventStream
 from unifind.ops import OPERATIONS, CollectionIn, CollectionOut, DocumentOut, IngestOutput
 from unifind.ops.models import CrawlIn, TextDocumentIn
 
@@ -71,9 +72,33 @@ async def ingest(name: Name, body: list[TextDocumentIn], request: Request, who: 
     return json_response(await ops_of(request).kb.ingest(name, body, principal=who))
 
 
-@router.post("/{name}/crawl", response_model=IngestOutput, summary=_summary("kb.crawl"))
-async def crawl(name: Name, body: CrawlIn, request: Request, who: Caller) -> Response:
+_CRAWL_STREAM_DOC = (
+    "With `Accept: text/event-stream` (or `?stream=true`): server-sent events `plan` "
+    "(collection, start, max_pages), one `page` per URL as its outcome is known (`url`, "
+    "`status`: added, replaced, unchanged, failed or skipped, `chunks`, `error`, `fetched`: "
+    "pages requested so far), then `done` (the whole IngestOutput) or `error`, and a "
+    "`: heartbeat` comment while idle. A client that disconnects stops the crawl."
+)
+
+
+@router.post(
+    "/{name}/crawl",
+    response_model=IngestOutput,
+    summary=_summary("kb.crawl"),
+    description=_CRAWL_STREAM_DOC,
+    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+)
+async def crawl(
+    name: Name,
+    body: CrawlIn,
+    request: Request,
+    who: Caller,
+    stream: Annotated[bool, Query(description="Stream server-sent events.")] = False,
+) -> Response:
     kb = ops_of(request).kb
+    if stream or "text/event-stream" in request.headers.get("accept", ""):
+        events = kb.crawl_stream(name, body.url, max_pages=body.max_pages, principal=who)
+        return EventStream(events, heartbeat_s=request.app.state.unifind.heartbeat_s)
     return json_response(await kb.crawl(name, body.url, max_pages=body.max_pages, principal=who))
 
 

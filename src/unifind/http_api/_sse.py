@@ -36,7 +36,7 @@ HEARTBEAT = b": heartbeat\n\n"
 
 
 def encode(ev: OpEvent) -> bytes:
-    """One event as SSE bytes; ``done`` carries the whole SearchOutput (None fields left out)."""
+    """One event as SSE bytes; ``done`` carries the whole output model (None fields left out)."""
     if ev.kind == "done":
         data = ev.data["output"].model_dump_json(exclude_none=True)
     else:

@@ -42,6 +42,8 @@ class CrawlPage:
     """``added``, ``replaced``, ``unchanged``, ``failed``, or ``skipped`` (robots, off-site)."""
     chunks: int = 0
     error: str | None = None
+    fetched: bool = False
+    """The page was requested (it counts toward ``max_pages``); robots.txt skips are not."""
 
 
 @dataclass
@@ -56,6 +58,16 @@ class CrawlReport:
 
     def count(self, status: str) -> int:
         return sum(p.status == status for p in self.pages)
+
+
+def start_site(start: str) -> tuple[str, str, int]:
+    """The site a crawl from ``start`` stays on; a URL no crawl can start from raises."""
+    if not start.startswith(("http://", "https://")):
+        raise InputError(f"crawl needs an http(s) URL, got {start!r}")
+    site = site_of(start)
+    if site is None:
+        raise InputError(f"crawl needs a URL with a host and a valid port, got {start!r}")
+    return site
 
 
 class Crawler:
@@ -78,13 +90,8 @@ class Crawler:
         self.site: tuple[str, str, int] | None = None
 
     async def run(self, start: str) -> CrawlReport:
-        if not start.startswith(("http://", "https://")):
-            raise InputError(f"crawl needs an http(s) URL, got {start!r}")
+        site = self.site = start_site(start)
         report = CrawlReport(start)
-        site = site_of(start)
-        if site is None:
-            raise InputError(f"crawl needs a URL with a host and a valid port, got {start!r}")
-        self.site = site
         robots = await self._robots(start, report)
         queue: deque[str] = deque([start])
         for url in await self._sitemap(start, robots, report):
@@ -103,6 +110,7 @@ class Crawler:
                 continue
             fetched += 1
             page = await self._page(url, site, queue)
+            page.fetched = True
             self._record(report, page)
         if queue and fetched >= self.max_pages:
             report.notes.append(f"stopped at --max-pages {self.max_pages}; {len(queue)} "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,7 +13,7 @@ from unifind.errors import InputError
 from unifind.kb._names import shown_id, shown_metadata
 from unifind.kb.base import CollectionInfo
 from unifind.kb.ingest import FileOutcome, IngestReport
-from unifind.ops._crawl import Crawler, CrawlPage
+from unifind.ops._crawl import Crawler, CrawlPage, start_site
 from unifind.ops.models import (
     CollectionIn,
     CollectionOut,
@@ -23,6 +23,7 @@ from unifind.ops.models import (
     IngestOutput,
     TextDocumentIn,
 )
+from unifind.ops.stream import OpEvent
 from unifind.types import Principal
 
 if TYPE_CHECKING:
@@ -144,9 +145,7 @@ class KBOps:
         every URL's outcome, unchanged pages kept as they are."""
         p = self._principal(principal)
         self._kb.writable(name, principal=p)
-        leg = self._ops.searcher.leg("web")
-        if leg is None:
-            raise InputError("the web leg is not available in this build")
+        leg = self._web_leg()
 
         async def fetch(page_url: str) -> Any:
             return await leg.fetch(page_url, max_chars=2_000_000, provider="local",
@@ -164,6 +163,58 @@ class KBOps:
         out = _ingest_output(name, outcomes)
         stopped = next((n for n in report.notes if n.startswith("stopped")), None)
         return out.model_copy(update={"stopped": stopped})
+
+    def _web_leg(self) -> Any:
+        leg = self._ops.searcher.leg("web")
+        if leg is None:
+            raise InputError("the web leg is not available in this build")
+        return leg
+
+    def crawl_stream(
+        self, name: str, url: str, *, max_pages: int = 50, principal: Principal | None = None
+    ) -> AsyncIterator[OpEvent]:
+        """:meth:`crawl` as events: ``plan`` (collection, start, max_pages), one ``page`` per
+        URL the moment its outcome is known (with ``fetched``: pages requested so far), then
+        ``done`` (the IngestOutput). Bad input raises here, before anything is fetched;
+        closing the iterator cancels the crawl."""
+        p = self._principal(principal)
+        self._kb.writable(name, principal=p)  # unknown, invisible or read-only → error first
+        self._web_leg()
+        start_site(url)
+        if max_pages < 1:
+            raise InputError(f"max_pages must be at least 1, got {max_pages}")
+        return self._crawl_events(name, url, max_pages, p)
+
+    async def _crawl_events(
+        self, name: str, url: str, max_pages: int, principal: Principal | None
+    ) -> AsyncIterator[OpEvent]:
+        pages: asyncio.Queue[CrawlPage | None] = asyncio.Queue()
+
+        async def run() -> IngestOutput:
+            try:
+                return await self.crawl(name, url, max_pages=max_pages,
+                                        progress=pages.put_nowait, principal=principal)  # fmt: skip
+            finally:
+                pages.put_nowait(None)  # the end, whichever way it came
+
+        yield OpEvent("plan", {"collection": name, "start": url, "max_pages": max_pages})
+        task = asyncio.ensure_future(run())
+        try:
+            fetched = 0
+            while (page := await pages.get()) is not None:
+                fetched += page.fetched
+                data = {
+                    "url": page.url,
+                    "status": page.status,
+                    "chunks": page.chunks,
+                    "error": page.error,
+                    "fetched": fetched,
+                    "max_pages": max_pages,
+                }
+                yield OpEvent("page", {k: v for k, v in data.items() if v is not None})
+            yield OpEvent("done", {"output": await task})
+        finally:
+            task.cancel()  # a client that leaves stops the crawl it started
 
     async def ingest_files(
         self,

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 
 EventKind = Literal[
-    "plan", "leg", "items", "references", "answer.delta", "citations", "done", "error"
+    "plan", "leg", "items", "references", "answer.delta", "citations", "page", "done", "error"
 ]
+"""``page``: one URL of a streamed crawl (``KBOps.crawl_stream``), the others a search's."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const KEY = "unifind.key";
   const LANG = "unifind.lang";
-  const state = { table: null, lang: "en", sources: null, rows: new Map(), searchCtl: null, askCtl: null };
+  const state = { table: null, lang: "en", sources: null, rows: new Map(), searchCtl: null, askCtl: null, crawlCtl: null };
 
   // ---- words -------------------------------------------------------------------------
   const t = (k) => {
@@ -705,15 +705,6 @@
     });
   }
 
-  function reportLines(out) {
-    const lines = (out.outcomes || []).map((o) =>
-      el("li", { "data-status": o.status }, o.name + " → " + o.status + (o.chunks ? " (" + o.chunks + ")" : "") + (o.error ? ": " + o.error : "")),
-    );
-    if (out.stopped) lines.push(el("li", { cls: "error", text: out.stopped }));
-    if ((out.not_tried || []).length) lines.push(el("li", { text: "not tried: " + out.not_tried.join(", ") }));
-    return lines;
-  }
-
   // One request per file, so each file has its own progress and its own report.
   function uploadOne(name, file, li) {
     return new Promise((resolve) => {
@@ -766,21 +757,53 @@
     if ($("kb-docs-of").textContent === name) await showDocs(name);
   }
 
+  // One line per URL of a crawl or file of an upload: name → status (chunks): error.
+  const ingestWord = (status) => t("ingest_" + status).replace(/^ingest_/, "");
+  const outcomeLine = (name, o) =>
+    el("li", { "data-status": o.status }, name + " → " + ingestWord(o.status) + (o.chunks ? " (" + o.chunks + ")" : "") + (o.error ? ": " + o.error : ""));
+
+  // The crawl streams: a line per page the moment its outcome is known, the bar counting
+  // pages fetched against the most allowed; Stop closes the stream, which stops the crawl.
   async function crawl(ev) {
     ev.preventDefault();
     const name = $("cr-col").value;
-    $("cr-progress").hidden = false;
-    $("cr-report").replaceChildren(el("li", { text: t("crawling") }));
+    const max = Number($("cr-max").value) || 20;
+    const bar = $("cr-progress");
+    bar.max = max;
+    bar.value = 0;
+    bar.hidden = false;
+    delete $("cr-report").dataset.done;
+    $("cr-report").replaceChildren();
+    setStatus("cr-status", t("crawling"));
+    state.crawlCtl = new AbortController();
+    $("cr-go").disabled = true;
+    $("cr-stop").disabled = false;
+    let last = 0;
+    const fetched = (n) => t("crawl_fetched").replace("{n}", String(n)).replace("{max}", String(max));
     try {
-      const out = await api("POST", colPath(name) + "/crawl", { url: $("cr-url").value, max_pages: Number($("cr-max").value) || 20 });
-      const sum = el("li", { cls: "summary", text: ["added", "replaced", "unchanged", "failed", "skipped"].map((k) => k + " " + out[k]).join(", ") });
-      $("cr-report").replaceChildren(sum, ...reportLines(out));
+      await stream(colPath(name) + "/crawl?stream=true", { url: $("cr-url").value, max_pages: max }, (kind, data) => {
+        if (kind === "page") {
+          bar.value = last = data.fetched;
+          setStatus("cr-status", t("crawling") + " " + fetched(data.fetched));
+          $("cr-report").append(outcomeLine(data.url, data));
+        } else if (kind === "done") {
+          bar.value = max;
+          const counts = ["added", "replaced", "unchanged", "failed", "skipped"].map((k) => ingestWord(k) + " " + data[k]);
+          const sum = el("li", { cls: "summary", text: counts.join(", ") });
+          $("cr-report").prepend(sum);
+          if (data.stopped) $("cr-report").append(el("li", { cls: "error", text: data.stopped }));
+          setStatus("cr-status", t("done") + " · " + fetched(last));
+          $("cr-report").dataset.done = "true";
+        } else if (kind === "error") setStatus("cr-status", t("error") + ": " + data.error.message, true);
+      }, state.crawlCtl.signal);
       await refreshKB();
       if ($("kb-docs-of").textContent === name) await showDocs(name);
     } catch (e) {
-      $("cr-report").replaceChildren(el("li", { cls: "error", text: t("error") + ": " + e.message }));
+      setStatus("cr-status", e.name === "AbortError" ? t("stop") : t("error") + ": " + e.message, e.name !== "AbortError");
     } finally {
-      $("cr-progress").hidden = true;
+      bar.hidden = true;
+      $("cr-go").disabled = false;
+      $("cr-stop").disabled = true;
     }
   }
 
@@ -826,6 +849,7 @@
     $("kb-create").addEventListener("submit", createCollection);
     $("kb-upload").addEventListener("submit", upload);
     $("kb-crawl").addEventListener("submit", crawl);
+    $("cr-stop").addEventListener("click", () => state.crawlCtl && state.crawlCtl.abort());
     await loadSources();
     document.body.dataset.ready = "true";
   }
