@@ -30,11 +30,33 @@ NO_PGVECTOR = (
 )
 
 
+#: The layout ``schema_sql`` writes; stored in ``{schema}.meta``. A store written by a newer
+#: unifind (a higher number) is refused. Schemas from before the number existed are 1.
+SCHEMA_VERSION = 1
+
+
+def schema_version(conn: Any, schema: str) -> int | None:
+    """The version stored in ``schema`` (None: no unifind schema there yet)."""
+    meta = sql.Identifier(schema, "meta").as_string(conn)
+    if conn.execute("SELECT to_regclass(%s)", (meta,)).fetchone()[0] is None:
+        return None
+    row = conn.execute(
+        sql.SQL("SELECT value FROM {m} WHERE key = 'schema_version'").format(
+            m=sql.Identifier(schema, "meta")
+        )
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def schema_sql(schema: str) -> list[Any]:
     """Idempotent DDL; chunk ids come from one sequence, so they are never reused."""
     s = sql.Identifier(schema)
     stmts = [
         "CREATE SCHEMA IF NOT EXISTS {s}",
+        "CREATE TABLE IF NOT EXISTS {s}.meta (key text PRIMARY KEY, value text NOT NULL)",
+        "INSERT INTO {s}.meta VALUES ('schema_version', '"
+        + str(SCHEMA_VERSION)
+        + "') ON CONFLICT (key) DO NOTHING",
         "CREATE TABLE IF NOT EXISTS {s}.collections (id bigserial PRIMARY KEY, "
         "name text UNIQUE NOT NULL, embedder text, dim int, analyzer text NOT NULL, "
         "description text NOT NULL, metadata jsonb NOT NULL, created_at text NOT NULL, "

@@ -14,6 +14,7 @@ that step is resumed by running it again, not refused as "exists".
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
@@ -134,7 +135,31 @@ def migrate(
     on_verified: Callable[[], object] | None = None,
 ) -> MigrateReport:
     """Copy ``collection`` from ``src`` to ``dst`` and verify it. ``target`` names the
-    destination (a redacted URL) for the resume journal under ``home``."""
+    destination (a redacted URL) for the resume journal under ``home``.
+
+    The source's collection is held for the whole run where its store can lock across
+    processes (``migration_lock``: PostgreSQL's advisory locks), so two servers migrating
+    the same collection at once are one run and one refusal, not two interleaved copies.
+    """
+    with _held(src, collection):
+        return _migrate(src, dst, collection, home, target, merge, progress, on_verified)
+
+
+def _held(store: KBStore, collection: str) -> contextlib.AbstractContextManager[Any]:
+    lock = getattr(store, "migration_lock", None)
+    return contextlib.nullcontext() if lock is None else lock(collection)  # type: ignore[no-any-return]
+
+
+def _migrate(
+    src: KBStore,
+    dst: KBStore,
+    collection: str,
+    home: Path,
+    target: str,
+    merge: bool,
+    progress: Progress | None,
+    on_verified: Callable[[], object] | None,
+) -> MigrateReport:
     info = src.get_collection(collection)
     journal = _journal(home, collection, target)
     _prepare_target(info, dst, journal, merge)

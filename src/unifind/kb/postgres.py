@@ -13,7 +13,8 @@ URL: ``postgresql://user:pass@host/db?schema=unifind`` (``schema`` is ours); pgv
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -22,7 +23,7 @@ import numpy.typing as npt
 
 from unifind._deps import require
 from unifind.errors import InputError, StoreError, UnknownName
-from unifind.kb import _pgsql, _remote, _write
+from unifind.kb import _pgbulk, _pgsql, _remote, _write
 from unifind.kb.base import (
     ChunkIn,
     ChunkRecord,
@@ -34,6 +35,8 @@ from unifind.kb.base import (
     UpsertOutcome,
 )
 
+#: First key of the advisory locks on migrations (the second: a hash of the collection).
+_MIGRATE_LOCK = 0x756E6967
 _COLS = "name, embedder, dim, analyzer, description, created_at, metadata, doc_count, chunk_count"
 
 
@@ -83,9 +86,13 @@ class PostgresStore(KBStore):
             with conn.transaction():
                 # Several processes may start at once: DDL under one advisory lock.
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (0x756E6966,))
+                self._check_version(conn)
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
                 for stmt in _pgsql.schema_sql(self.schema):
                     conn.execute(stmt)
+        except StoreError:
+            conn.close()
+            raise
         except (psycopg.errors.FeatureNotSupported, psycopg.errors.UndefinedFile) as exc:
             conn.close()
             raise StoreError(_pgsql.NO_PGVECTOR.format(url=_remote.redact(self.url))) from exc
@@ -96,6 +103,17 @@ class PostgresStore(KBStore):
                 "(a superuser must run CREATE EXTENSION vector once)"
             ) from None
         self._ready = True
+
+    def _check_version(self, conn: Any) -> None:
+        """Refuse a schema a newer unifind wrote: writing it with our statements could
+        corrupt what that version keeps (the SQLite store refuses alike)."""
+        found = _pgsql.schema_version(conn, self.schema)
+        if found is not None and found > _pgsql.SCHEMA_VERSION:
+            raise StoreError(
+                f"PostgreSQL at {_remote.redact(self.url)}: schema {self.schema!r} has KB "
+                f"schema version {found}, newer than this unifind supports "
+                f"({_pgsql.SCHEMA_VERSION}): upgrade unifind to open it"
+            )
 
     def _sql(self, query: str, **parts: Any) -> Any:
         return _pgsql.sql.SQL(query).format(s=_pgsql.sql.Identifier(self.schema), **parts)
@@ -188,68 +206,60 @@ class PostgresStore(KBStore):
     def upsert_document(
         self, collection: str, doc: DocumentIn, chunks: Sequence[ChunkIn]
     ) -> UpsertOutcome:
+        return self.upsert_documents(collection, [(doc, chunks)])[0]
+
+    def upsert_documents(self, collection: str, batch: _pgbulk.Batch) -> list[UpsertOutcome]:
+        """Write many documents in one transaction and a fixed number of statements
+        (``COPY``): all of them or none. Outcomes in ``batch`` order."""
         conn = self._conn()
         with conn.transaction():
             cid, dim = self._collection(conn, collection, lock=True)
-            meta, prepared = _remote.prepare(collection, dim, doc, chunks)
-            old = conn.execute(
-                self._sql(
-                    "SELECT id, content_hash FROM {s}.documents WHERE collection_id = %s "
-                    "AND document_id = %s"
-                ),
-                (cid, doc.document_id),
-            ).fetchone()
-            if old is not None and old[1] == doc.content_hash:
-                return "unchanged"
-            if old is not None:
-                self._drop_document(conn, cid, int(old[0]))
-            row = (
-                cid, doc.document_id, doc.content_hash, doc.title, doc.source, doc.mime,
-                doc.text_chars, len(prepared), _write.now(), meta,
-            )  # fmt: skip
-            doc_row = conn.execute(
-                self._sql(
-                    "INSERT INTO {s}.documents (collection_id, document_id, content_hash, "
-                    "title, source, mime, text_chars, chunks, updated_at, metadata) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb) RETURNING id"
-                ),
-                row,
-            ).fetchone()[0]
-            self._insert_chunks(conn, cid, int(doc_row), prepared)
-        return "replaced" if old is not None else "added"
+            return _pgbulk.upsert_many(conn, self._sql, collection, cid, dim, batch)
 
-    def _insert_chunks(self, conn: Any, cid: int, doc_row: int, prepared: list[Any]) -> None:
-        ids = [
-            int(r[0])
-            for r in conn.execute(
-                self._sql("SELECT nextval('{s}.chunk_ids') FROM generate_series(1, %s)"),
-                (len(prepared),),
-            )
-        ]
-        lengths = [sum(c.terms.values()) for c in prepared]
-        with conn.cursor().copy(
-            self._sql(
-                'COPY {s}.chunks (id, collection_id, doc, ordinal, text, start, "end", length, '
-                "vector) FROM STDIN"
-            )
-        ) as cp:
-            for cid_, c, n in zip(ids, prepared, lengths, strict=True):
-                vector = _pgsql.vector_text(c.vector)
-                cp.write_row((cid_, cid, doc_row, c.ordinal, c.text, c.start, c.end, n, vector))
-        with conn.cursor().copy(
-            self._sql("COPY {s}.postings (collection_id, term, chunk, doc, tf, length) FROM STDIN")
-        ) as cp:
-            for chunk_id, c, n in zip(ids, prepared, lengths, strict=True):
-                for term, tf in c.terms.items():
-                    cp.write_row((cid, term, chunk_id, doc_row, tf, n))
-        conn.execute(
-            self._sql(
-                "UPDATE {s}.collections SET doc_count = doc_count + 1, "
-                "chunk_count = chunk_count + %s, lex_count = lex_count + %s, "
-                "total_len = total_len + %s WHERE id = %s"
-            ),
-            (len(prepared), sum(1 for n in lengths if n), sum(lengths), cid),
-        )
+    @contextmanager
+    def bulk_load(self, collection: str) -> Iterator[None]:
+        """Load many documents with the collection's HNSW index dropped, then build it once:
+        building after the load is far cheaper than maintaining the graph row by row
+        (https://github.com/pgvector/pgvector#index-build-time). Queries meanwhile scan
+        exactly; a load killed half-way leaves the index to the next ``build_index``."""
+        conn = self._conn()
+        cid, _ = self._collection(conn, collection)
+        name = _pgsql.sql.Identifier(f"chunks_hnsw_{cid}")
+        conn.execute(self._sql("DROP INDEX IF EXISTS {s}.{i}", i=name))
+        yield
+        self.build_index(collection)
+
+    def build_index(self, collection: str, *, memory: str = "1GB") -> None:
+        """Build the collection's HNSW index if it is missing; ``memory`` is the build's
+        ``maintenance_work_mem`` (a graph that outgrows it builds far slower: pgvector docs)."""
+        conn = self._conn()
+        cid, dim = self._collection(conn, collection)
+        if dim is None:
+            return
+        with conn.transaction():
+            conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
+            conn.execute(_pgsql.hnsw_index(self.schema, cid, dim))
+
+    @contextmanager
+    def migration_lock(self, collection: str) -> Iterator[None]:
+        """Hold ``collection`` for one migration across every process using this server (a
+        session advisory lock on a connection of its own); a second one is refused."""
+        psycopg = require("psycopg", "postgres")
+        try:
+            conn = psycopg.connect(self._dsn, autocommit=True)
+        except psycopg.OperationalError as exc:
+            raise _remote.unreachable(self.url, exc) from None
+        with conn:  # closing it releases the lock, also when this process is killed
+            got = conn.execute(
+                "SELECT pg_try_advisory_lock(%s, hashtext(%s))",
+                (_MIGRATE_LOCK, f"{self.schema}/{collection}"),
+            ).fetchone()[0]
+            if not got:
+                raise InputError(
+                    f"collection {collection!r} in {_remote.redact(self.url)} is being "
+                    "migrated by another process: wait for it to finish, then run it again"
+                )
+            yield
 
     def _drop_document(self, conn: Any, cid: int, doc_row: int) -> None:
         n, lex, total = conn.execute(

@@ -392,6 +392,12 @@ class RoutingStore(KBStore):
         """The document as its store keeps it (for ``kb migrate``)."""
         return self._call(collection, lambda s: export_document(s, collection, document_id))
 
+    def migration_lock(self, collection: str) -> contextlib.AbstractContextManager[Any]:
+        """The migration lock of the store holding ``collection``, where it has one."""
+        store, _ = self._route(collection, fresh=True)
+        lock = getattr(store, "migration_lock", None)
+        return contextlib.nullcontext() if lock is None else lock(collection)  # type: ignore[no-any-return]
+
     def __enter__(self) -> RoutingStore:
         return self
 
