@@ -63,13 +63,29 @@ def test_history_shows_the_records_of_a_request(
     page.click("#tab-history")
     page.click("#history-form button[type=submit]")
     page.wait_for_selector("#history ol.hits li")
-    assert "refunds" in (page.locator("#history h2").first.text_content() or "")
+    assert "refunds" in (page.locator("#history h2.record").first.text_content() or "")
     assert page.locator("#history li .ref").first.text_content() == "[ref_001]"
     # The request's trace as recorded: its status, time, and every backend's report.
     assert page.get_attribute("#history p.meta", "data-status") == "ok"
     assert " ms" in (page.locator("#history p.meta").text_content() or "")
     assert page.locator("#history table.reports tr[data-leg=kb][data-status=ok]").count() == 2
     shots(page, "history")
+    # The trace tree: request → search → leg → backend → stages, each with status and time.
+    root = page.locator("#trace > details[data-kind=request]")
+    assert root.get_attribute("data-name") == rid and root.get_attribute("data-status") == "ok"
+    leg = root.locator("details[data-kind=leg][data-name=kb]")
+    stages = leg.locator("details[data-kind=backend][data-name=demo] > .leaf[data-kind=stage]")
+    got = stages.evaluate_all("xs => xs.map(x => [x.dataset.name, x.dataset.status])")
+    assert sorted(got) == [["lexical", "ok"], ["vector", "ok"]]
+    assert " ms" in (stages.first.text_content() or "")
+    assert "refunds" in (root.locator("details[data-kind=search] > summary").text_content() or "")
+    shots(page, "trace")
+    # Foldable from the keyboard: Enter on a leg's summary hides its backends.
+    leg.locator("> summary").focus()
+    page.keyboard.press("Enter")
+    assert leg.get_attribute("open") is None and not stages.first.is_visible()
+    page.keyboard.press("Enter")
+    assert stages.first.is_visible()
     # Another tenant's key sees no record of it.
     tab.use_key(world.key_b)
     page.click("#history-form button[type=submit]")

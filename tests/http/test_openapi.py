@@ -23,6 +23,7 @@ ROUTES = {
     ("post", "/v1/collections/{name}/crawl"): ("CrawlIn", "IngestOutput"),
     ("delete", "/v1/collections/{name}/documents/{doc_id}"): ("", "DeletedName"),
     ("get", "/v1/requests/{request_id}/searches"): ("", "[SearchRecord]"),
+    ("get", "/v1/requests/{request_id}/trace"): ("", "TraceNode"),
     ("get", "/v1/requests/{request_id}/references/{index}"): ("", "object"),
     ("delete", "/v1/chats/{chat_id}/searches"): ("", "Deleted"),
     ("get", "/ready"): ("", "Readiness"),

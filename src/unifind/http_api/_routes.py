@@ -24,6 +24,7 @@ from unifind.ops import (
     SearchOutput,
     SourcesOutput,
 )
+from unifind.ops._trace import TraceNode
 from unifind.ops.models import ID_PATTERN
 from unifind.store import SearchRecord
 from unifind.trace import pick_locale
@@ -111,6 +112,21 @@ async def models(request: Request, who: Caller) -> Response:
 )
 def searches(request_id: RequestId, request: Request, who: Caller) -> Response:
     return json_response(ops_of(request).searches(request_id, principal=who))
+
+
+@router.get(
+    "/requests/{request_id}/trace",
+    response_model=TraceNode,
+    summary=_summary("records.trace"),
+    description="Built from the request's records: each leaf is a backend's (or a stage's) "
+    "report with its own time; an inner node's status summarises the reports under it.",
+)
+def trace(request_id: RequestId, request: Request, who: Caller) -> Response:
+    tree = ops_of(request).trace(request_id, principal=who)
+    if tree is None:
+        msg = f"request {request_id!r} has no record that this key can see"
+        return error_response(404, msg, field="request_id")
+    return json_response(tree)
 
 
 @router.get(

@@ -42,6 +42,7 @@ from unifind.types import (
 if TYPE_CHECKING:  # imported when used: a search needn't load the agent or the KB writer
     from unifind.ops._ask import AskInput, AskOutput
     from unifind.ops._kb import KBOps
+    from unifind.ops._trace import TraceNode
 
 #: Upload names are reduced to this alphabet before they touch the file system.
 _SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
@@ -297,6 +298,13 @@ class Operations:
     def searches(self, request_id: str, *, principal: Principal | None = None) -> list[Any]:
         """The recorded searches of a request, oldest first."""
         return list(self.searcher.get_searches(request_id, principal=self._principal(principal)))
+
+    def trace(self, request_id: str, *, principal: Principal | None = None) -> TraceNode | None:
+        """The trace tree of a request from its records (``ops._trace``); None when the
+        caller can see no record of it."""
+        from unifind.ops._trace import request_trace
+
+        return request_trace(request_id, self.searches(request_id, principal=principal))
 
     def reference(
         self, request_id: str, index: int, *, principal: Principal | None = None

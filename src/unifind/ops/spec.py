@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from unifind.ops import models as m
 from unifind.ops._ask import AskInput, AskOutput
+from unifind.ops._trace import TraceNode
 from unifind.store import SearchRecord
 
 
@@ -48,6 +49,8 @@ _SPECS = (
     OpSpec("kb.remove", "Remove one document from every index.", None, None, read_only=False),
     OpSpec("db.models", "List the database models the DB leg may search.", None, m.ModelOut),
     OpSpec("records.searches", "The recorded searches of a request.", None, SearchRecord),
+    OpSpec("records.trace", "The trace tree of a request: its searches, legs, backends, stages.",
+           None, TraceNode),
     OpSpec("records.reference", "One reference of a request by its 1-based index.", None, None),
     OpSpec("records.delete", "Delete every recorded search of a chat.",
            None, None, read_only=False),

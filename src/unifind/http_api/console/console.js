@@ -598,6 +598,8 @@
       return;
     }
     const out = [];
+    const tree = await api("GET", "/v1/requests/" + encodeURIComponent(rid) + "/trace").catch(() => null);
+    if (tree) out.push(el("h2", { text: t("trace") }), el("div", { id: "trace", cls: "trace" }, traceNode(tree)));
     for (const rec of records) {
       const terms = queryTerms(rec.query || "");
       const meta = [
@@ -607,7 +609,7 @@
         (rec.keywords || []).join(", "),
       ];
       out.push(
-        el("h2", { text: label("leg", rec.leg) + ": " + (rec.query || "") }),
+        el("h2", { cls: "record", text: label("leg", rec.leg) + ": " + (rec.query || "") }),
         el("p", { cls: "meta", "data-status": rec.status || "", text: meta.filter(Boolean).join(" · ") }),
       );
       if (rec.error) out.push(el("p", { cls: "status error", text: rec.error }));
@@ -616,6 +618,34 @@
       out.push(el("ol", { cls: "hits" }, ...(rec.references || []).map((r) => hitNode(r, terms))));
     }
     $("history").replaceChildren(...out);
+  }
+
+  // A request's trace as a tree of <details> (folded and unfolded with Enter or Space):
+  // request → each recorded search → leg → backend → stage, each with its status and time.
+  function traceName(n) {
+    if (n.kind === "leg") return label("leg", n.name);
+    if (n.kind === "stage") return label("stage", n.name);
+    if (n.kind === "search") return (n.name === "fused" ? t("fused") : label("leg", n.name)) + ": " + (n.query || "");
+    return n.name;
+  }
+
+  function traceNode(n) {
+    const bits = [
+      n.took_ms != null ? fmt(n.took_ms, 1) + " " + t("ms") : "",
+      n.hits != null ? n.hits + " " + label("column", "hits") : "",
+      [n.reason ? label("reason", n.reason) : "", n.error || "", n.note || ""].filter(Boolean).join(" · "),
+    ].filter(Boolean);
+    const head = [
+      el("span", { cls: "kind", text: t("trace_" + n.kind) }),
+      " " + traceName(n) + " ",
+      el("span", { cls: "st st-" + n.status, text: label("status", n.status) }),
+      bits.length ? el("span", { cls: "meta", text: " · " + bits.join(" · ") }) : null,
+    ];
+    const attrs = { "data-kind": n.kind, "data-name": n.name, "data-status": n.status };
+    if (!(n.children || []).length) return el("div", { ...attrs, cls: "leaf" }, ...head);
+    const box = el("details", attrs, el("summary", null, ...head), ...n.children.map(traceNode));
+    box.open = true;
+    return box;
   }
 
   // ---- knowledge base ----------------------------------------------------------------
