@@ -2,6 +2,7 @@
 
     python bench/stores.py --part quality [--sets cranfield,cisi,...] [--embedder bge-small-en-v1.5]
     python bench/stores.py --part speed [--sizes 10000,100000] [--stores sqlite,postgres,...]
+    python bench/stores.py --part speed --stores postgres --sizes 1000000 --bulk 1000
 
 ``quality``: per set, the corpus is ingested once into the embedded SQLite store with the
 embedder behind the shared on-disk cache (``_stores_embed.py``: each text embedded once,
@@ -160,11 +161,13 @@ def speed(args: argparse.Namespace) -> list[dict[str, Any]]:
                 folder.mkdir()
                 cmd = [sys.executable, str(HERE / "_stores_speed.py"), "--store", label,
                        "--chunks", str(size), "--dir", str(folder), "--pg", pg,
-                       "--queries", str(args.queries), "--pairs", str(args.pairs)]  # fmt: skip
+                       "--queries", str(args.queries), "--pairs", str(args.pairs),
+                       "--bulk", str(args.bulk)]  # fmt: skip
                 t0 = time.perf_counter()
-                got = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+                # stderr passes through: progress of long loads, and tracebacks.
+                got = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, check=False)
                 if got.returncode != 0:
-                    print(f"  {label} {size}: FAILED\n{got.stderr[-3000:]}", flush=True)
+                    print(f"  {label} {size}: FAILED (exit {got.returncode})", flush=True)
                     continue
                 row = json.loads(got.stdout.strip().splitlines()[-1])
                 row["wall_s"] = round(time.perf_counter() - t0)
@@ -210,6 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="speed: largest size for Qdrant local (a commit per point)")  # fmt: skip
     p.add_argument("--queries", type=int, default=200, help="speed: timed queries per measure")
     p.add_argument("--pairs", type=int, default=300, help="speed: interleaved overhead pairs")
+    p.add_argument(
+        "--bulk", type=int, default=0,
+        help="speed: documents per batch on PostgreSQL's bulk path (0: one by one)",
+    )  # fmt: skip
     p.add_argument("--data", type=Path, default=default_root())
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")
     args = p.parse_args(argv)
