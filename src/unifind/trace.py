@@ -154,7 +154,7 @@ LABELS: dict[str, dict[str, dict[str, str]]] = {
         "kind": {
             "loading": "开始", "plan": "计划", "leg": "来源", "items": "结果",
             "found": "找到", "partial": "部分", "failed": "失败", "none": "无结果",
-            "references": "参考", "answer.delta": "回答", "citations": "引用",
+            "references": "参考", "answer.delta": "回答", "citations": "引用", "page": "页面",
             "done": "完成", "error": "错误",
         },
         "source": {"user": "用户", "hook": "钩子", "auto": "自动"},
