@@ -39,6 +39,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where
+from unifind.db.generate._absent import (
+    Absent,
+    absent_note,
+    absent_where,
+    nouns_reaching,
+    read_absent,
+)
 from unifind.db.generate._scan import Scan, normalise, number, phrase_pattern
 from unifind.db.generate._sense import learn
 from unifind.db.generate.base import Generation, GenerationError
@@ -248,10 +255,12 @@ def finish(dsl: QueryDSL, model: Model, view: JoinedView, text: str) -> tuple[Qu
 
 
 _MOST = re.compile(
-    r"(?<![a-z])(?:the\s+)?(?P<dir>most|largest number of|greatest number of|highest number of"
-    r"|fewest|least|smallest number of|lowest number of)\s+(?P<noun>[a-z][a-z ]{1,40}?)"
+    r"(?<![a-z])(?:the\s+)?(?P<dir>(?:most|largest|greatest|highest|maximum|biggest|fewest|least"
+    r"|smallest|lowest|minimum)\s+(?:number|count|amount)\s+of|most|fewest|least)"
+    r"\s+(?P<noun>[a-z][a-z ]{1,40}?)"
     r"(?=$|[?.,!]|\s+(?:and|in|of|for|with|to|at|from|on|by)\b)"
 )
+_FEW = re.compile(r"fewest|least|smallest|lowest|minimum")
 _EACH = re.compile(
     r"(?<![a-z])(?:how many|number of|count of|the number of)\s+(?P<noun>[a-z][a-z ]{1,40}?)"
     r"\s+(?:does|do|did|has|have|had|is|are|for|of|in|per|by)\s+(?:each|every|all(?: the)?)\s+"
@@ -288,29 +297,24 @@ def read_related_count(scan: Scan, view: JoinedView, models: Mapping[str, Model]
         return None
     for pattern, ranked in ((_MOST, True), (_EACH, False)):
         for m in scan.find(pattern):
-            noun = m["noun"].strip()
-            hits = [n for n, r in many.items() if _names(noun, models[r.model])]
+            hits = nouns_reaching(
+                m["noun"].strip(), many, models, view.model.name, _nouns, last=False
+            )
             if len(hits) != 1:
                 continue
             scan.consume(*m.span())
             sort = None
             if ranked:
-                sort = "desc" if m["dir"] in ("most",) or "largest" in m["dir"] or (
-                    "greatest" in m["dir"] or "highest" in m["dir"]) else "asc"  # fmt: skip
+                sort = "asc" if _FEW.match(m["dir"]) else "desc"
             return RelatedCount(hits[0], sort)
     for m in scan.find(_HAVING):
-        hits = [n for n, r in many.items() if _names(m["noun"].strip(), models[r.model])]
+        hits = nouns_reaching(m["noun"].strip(), many, models, view.model.name, _nouns, last=False)
         if len(hits) != 1:
             continue
         scan.consume(*m.span())
         op = ">=" if m["more"] else _CMP[m["cmp"]]
         return RelatedCount(hits[0], None, (op, int(number(m["n"]))))
     return None
-
-
-def _names(noun: str, model: Model) -> bool:
-    """The noun phrase ends with a word naming the model ("payments", "different tracks")."""
-    return any(phrase_pattern(n).search(noun) for n in _nouns(model))
 
 
 class Read(Protocol):
@@ -336,6 +340,8 @@ def read_with_joins(
         return _plain(plain, error)
     scan = Scan(question)
     count = read_related_count(scan, view, models)
+    many = {n: r for n, r in view.relations.items() if r.type == "has_many"}
+    absent = None if count else read_absent(scan, many, models, model.name, _nouns)
     blank = _consumed(scan)
     try:
         alt = read(question, view.model, strict, models, blank)
@@ -343,12 +349,14 @@ def read_with_joins(
         return _plain(plain, error)
     if count is not None:
         made = _counted(alt.dsl, model, view, count, models)
+    elif absent is not None:
+        made = _without(alt.dsl, model, view, absent)
     else:
         made = finish(alt.dsl, model, view, Scan(question).text)
     if made is None:
         return _plain(plain, error)
     dsl, note = made
-    if plain is not None and count is None:
+    if plain is not None and count is None and absent is None:
         better = len(alt.unknown) < len(plain.unknown) or (plain.off_topic and not alt.off_topic)
         if not better:
             return plain
@@ -398,3 +406,16 @@ def _counted(
     note = (f"joined {model.name} with {rel.model} ({model.name}.{rel.foreign} = "
             f"{rel.model}.{rel.key}): {rel.model} rows counted per {model.name}")  # fmt: skip
     return counted, note
+
+
+def _without(
+    dsl: QueryDSL, model: Model, view: JoinedView, absent: Absent
+) -> tuple[QueryDSL, str] | None:
+    """The reading with "no related row" added; joined fields it uses are made safe too."""
+    rel = view.relations[absent.relation]
+    note = absent_note(model, rel, absent)
+    dsl = dsl.model_copy(update={"model": model.name, "wheres": (*dsl.wheres, absent_where(rel))})
+    if not joined_relations(dsl):
+        return dsl, note
+    made = finish(dsl, model, view, "")
+    return None if made is None else (made[0], f"{made[1]}; {note}")
