@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -130,3 +131,25 @@ def test_tokenisation_windows_keep_input_order(
     whole = bge.embed_documents(texts)
     monkeypatch.setattr(_onnx, "_WINDOW", 4)
     np.testing.assert_array_equal(bge.embed_documents(texts), whole)
+
+
+def test_documents_embedded_on_several_threads_are_the_same_rows(
+    bge: BgeSmallEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches run at once (issue #23) give exactly the rows, in order, of one thread."""
+    texts = [f"Passage {i} " + "about rivers and cities " * (i % 7) for i in range(23)]
+    monkeypatch.setenv(_onnx.WORKERS_ENV, "1")
+    one = bge.embed_documents(texts)
+    monkeypatch.setenv(_onnx.WORKERS_ENV, "4")
+    assert np.array_equal(bge.embed_documents(texts), one)
+
+
+def test_workers_default_to_the_usable_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(_onnx.WORKERS_ENV, raising=False)
+    assert _onnx.embed_workers() == len(os.sched_getaffinity(0))
+    monkeypatch.setenv(_onnx.WORKERS_ENV, "3")
+    assert _onnx.embed_workers() == 3
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(_onnx.WORKERS_ENV, bad)
+        with pytest.raises(ConfigError, match="UNIFIND_EMBED_WORKERS must be a positive"):
+            _onnx.embed_workers()

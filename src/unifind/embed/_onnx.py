@@ -7,11 +7,12 @@ because loading a 34 MB graph costs ~0.3 s and every embedder instance would rep
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,22 @@ MAX_TOKENS = 512
 
 #: Inputs tokenised (and length-sorted) together; bounds memory on huge ingests.
 _WINDOW = 1024
+
+#: Overrides how many batches run at once when embedding documents (default: the cores
+#: this process may use). ``1`` on a machine shared with other busy processes.
+WORKERS_ENV = "UNIFIND_EMBED_WORKERS"
+
+
+def embed_workers() -> int:
+    """Batches run at once for documents: ``UNIFIND_EMBED_WORKERS``, else the CPUs this
+    process may run on (its affinity mask, which containers and ``taskset`` narrow)."""
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    if raw:
+        if not raw.isdigit() or int(raw) < 1:
+            raise ConfigError(f"{WORKERS_ENV} must be a positive integer, got {raw!r}")
+        return int(raw)
+    return max(1, len(os.sched_getaffinity(0)))
+
 
 Ids = npt.NDArray[np.int64]
 TextOrPair = str | tuple[str, str]
@@ -153,17 +170,23 @@ class OnnxRunner:
         post: Callable[[dict[str, Any], Ids], npt.NDArray[np.float32]],
         *,
         sort_by_length: bool = True,
+        workers: int = 1,
     ) -> npt.NDArray[np.float32]:
         """Run the model over ``inputs`` in batches; ``post(outputs, mask)`` → one row each.
 
         Sorting by length means a batch's padding is set by rows of similar length instead
         of by one long outlier; rows are put back in input order afterwards. Inputs are
         tokenised a window at a time so a 100k-chunk ingest doesn't hold every encoding.
+        ``workers`` batches run at once, each a single-threaded ``session.run`` on its own
+        thread: onnxruntime releases the GIL while it runs and a session may be run from
+        several threads (its docs: "multiple threads can invoke Run() on the same session
+        object"). A batch's rows never depend on which thread ran it.
         """
         rows: list[npt.NDArray[np.float32]] = []
-        for start in range(0, len(inputs), _WINDOW):
-            window = list(inputs[start : start + _WINDOW])
-            rows.extend(self._run_window(window, batch_size, post, sort_by_length))
+        with _pool(min(workers, -(-len(inputs) // max(1, batch_size)))) as threads:
+            for start in range(0, len(inputs), _WINDOW):
+                window = list(inputs[start : start + _WINDOW])
+                rows.extend(self._run_window(window, batch_size, post, sort_by_length, threads))
         if not rows:
             return np.empty((0, 0), np.float32)
         return np.stack(rows).astype(np.float32, copy=False)
@@ -174,6 +197,7 @@ class OnnxRunner:
         batch_size: int,
         post: Callable[[dict[str, Any], Ids], npt.NDArray[np.float32]],
         sort_by_length: bool,
+        threads: ThreadPoolExecutor | None,
     ) -> list[npt.NDArray[np.float32]]:
         encodings = self.tokenizer.encode_batch(inputs)
         order = list(range(len(encodings)))
@@ -181,11 +205,16 @@ class OnnxRunner:
             order.sort(key=lambda i: len(encodings[i].ids))
         rows: list[npt.NDArray[np.float32]] = [np.empty(0, np.float32)] * len(encodings)
         names = list(self.outputs)
-        for start in range(0, len(order), max(1, batch_size)):
-            idx = order[start : start + batch_size]
+
+        def one(idx: list[int]) -> tuple[list[int], npt.NDArray[np.float32]]:
             feed = self._feed([encodings[i] for i in idx])
             values = self.session.run(names, feed)
-            out = post(dict(zip(names, values, strict=True)), feed["attention_mask"])
+            return idx, post(dict(zip(names, values, strict=True)), feed["attention_mask"])
+
+        step = max(1, batch_size)
+        batches = [order[i : i + step] for i in range(0, len(order), step)]
+        done = map(one, batches) if threads is None else threads.map(one, batches)
+        for idx, out in done:
             for k, i in enumerate(idx):
                 rows[i] = out[k]
         return rows
@@ -202,6 +231,16 @@ class OnnxRunner:
             types[r, :n] = enc.type_ids
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
         return {k: v for k, v in feed.items() if k in self.input_names}
+
+
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[ThreadPoolExecutor | None]:
+    """Threads for ``workers`` batches at once; None (this thread) for one."""
+    if workers <= 1:
+        yield None
+        return
+    with ThreadPoolExecutor(workers, thread_name_prefix="unifind-embed") as threads:
+        yield threads
 
 
 _RUNNERS: dict[tuple[str, str, int, int, int], OnnxRunner] = {}
@@ -262,6 +301,8 @@ class OnnxEmbedder(Embedder):
     query_prefix: str
     batch_size: int
     sort_by_length: bool
+    workers: int | None = None
+    """Batches embedded at once for documents; None: :func:`embed_workers` at each call."""
 
     def _setup(
         self,
@@ -294,17 +335,19 @@ class OnnxEmbedder(Embedder):
         shapes = {k: np.shape(v) for k, v in outputs.items()}
         raise ConfigError(f"no embedding among the model's outputs {shapes}")
 
-    def _embed(self, texts: Sequence[str]) -> Vectors:
+    def _embed(self, texts: Sequence[str], workers: int = 1) -> Vectors:
         if not texts:
             return np.empty((0, self.dim), np.float32)
         rows = self.runner.run(
-            texts, self.batch_size, self._post, sort_by_length=self.sort_by_length
-        )
+            texts, self.batch_size, self._post, sort_by_length=self.sort_by_length,
+            workers=workers,
+        )  # fmt: skip
         return normalize(rows)
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        """One L2-normalised float32 row per text."""
-        return self._embed(texts)
+        """One L2-normalised float32 row per text; batches run on ``workers`` threads
+        (the cores this process may use, unless set)."""
+        return self._embed(texts, self.workers or embed_workers())
 
     def embed_query(self, text: str) -> Vectors:
         """One row (1-D), with the model's query prefix."""
