@@ -245,3 +245,22 @@ async def test_the_most_number_of_related_rows(tmp_path: Path) -> None:
         assert any("loans rows counted per books" in n for n in res.notes)
     finally:
         leg.close()
+
+
+async def test_keys_of_different_kinds_are_no_anti_join(tmp_path: Path) -> None:
+    """A relation whose keys are a text and a number (declared so; Spider has such files):
+    comparing them would be refused at validation, so the question is answered without the
+    anti-join instead of failing."""
+    ((url, _),) = [next(_sqlite(tmp_path))]
+    spec = models()
+    spec["members"]["relations"] = {
+        "loans": {"model": "loans", "type": "has_many", "key": "days", "foreign": "name"}
+    }
+    leg = DBLeg(url, spec)
+    try:
+        res = await ask(leg, "members who have no loans", models=("members",))
+        report = next(r for r in res.reports if r.backend == "members")
+        assert report.status is Status.OK
+        assert "notin" not in str(res.dsl)
+    finally:
+        leg.close()

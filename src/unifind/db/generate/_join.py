@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from unifind.db.dsl import Aggregate, Order, QueryDSL, Where
+from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
 from unifind.db.generate._absent import (
     Absent,
     absent_note,
@@ -52,6 +52,7 @@ from unifind.db.generate.base import Generation, GenerationError
 from unifind.db.joins import Join
 from unifind.db.models import Column, Model
 from unifind.db.relations import Relation
+from unifind.errors import InputError
 
 _VIEWS: dict[tuple[int, int], tuple[Model, Model, JoinedView]] = {}
 
@@ -350,7 +351,7 @@ def read_with_joins(
     if count is not None:
         made = _counted(alt.dsl, model, view, count, models)
     elif absent is not None:
-        made = _without(alt.dsl, model, view, absent)
+        made = _without(alt.dsl, model, view, absent, models)
     else:
         made = finish(alt.dsl, model, view, Scan(question).text)
     if made is None:
@@ -409,12 +410,18 @@ def _counted(
 
 
 def _without(
-    dsl: QueryDSL, model: Model, view: JoinedView, absent: Absent
+    dsl: QueryDSL, model: Model, view: JoinedView, absent: Absent, models: Mapping[str, Model]
 ) -> tuple[QueryDSL, str] | None:
-    """The reading with "no related row" added; joined fields it uses are made safe too."""
+    """The reading with "no related row" added; joined fields it uses are made safe too.
+    None when the keys can't be compared (a number key against a text one)."""
     rel = view.relations[absent.relation]
+    where = absent_where(rel)
+    try:
+        validate_dsl(QueryDSL(model=model.name, wheres=(where,)), model, models)
+    except InputError:
+        return None
     note = absent_note(model, rel, absent)
-    dsl = dsl.model_copy(update={"model": model.name, "wheres": (*dsl.wheres, absent_where(rel))})
+    dsl = dsl.model_copy(update={"model": model.name, "wheres": (*dsl.wheres, where)})
     if not joined_relations(dsl):
         return dsl, note
     made = finish(dsl, model, view, "")
