@@ -202,3 +202,32 @@ def test_the_same_name_with_another_number_is_another_thing() -> None:
         )
         is None
     )
+
+
+def test_the_direction_word_about_the_claims_thing_decides() -> None:
+    """A source sentence with both sides of a pair: the word sharing the most content words
+    with the claim's is the one compared."""
+    source = (
+        "Dexamethasone decreased the risk of nausea dose dependently but was associated with "
+        "an increased risk of postoperative bleeding."
+    )
+    found = conflict("Dexamethasone decreases the risk of postoperative bleeding.", source)
+    assert found is not None and found.kind == "direction" and "increased" in found.detail
+    assert conflict("Dexamethasone increases the risk of postoperative bleeding.", source) is None
+    assert conflict("Dexamethasone decreases the risk of nausea.", source) is None
+
+
+def test_a_negated_direction_word_takes_no_side() -> None:
+    # "did not increase" is not "decreased": the negation rules read it, not direction.
+    found = conflict(
+        "Statins decrease muscle pain in older adults.",
+        "Statins did not significantly increase muscle pain in older adults.",
+    )
+    assert found is None or found.kind != "direction"
+
+
+def test_before_and_prior_to_are_one_side() -> None:
+    source = "Tissue-resident macrophages are established prior to birth."
+    found = conflict("Tissue-resident macrophages are established after birth.", source)
+    assert found is not None and found.kind == "direction"
+    assert conflict("Tissue-resident macrophages are established before birth.", source) is None

@@ -268,3 +268,14 @@ def test_the_readme_verdict_example_prints_what_the_readme_shows(tmp_path: Path)
     assert proc.stdout.splitlines() == shown.splitlines()
     kinds = {line.split()[0] for line in shown.splitlines()}
     assert kinds == {"supported", "contradicted", "not_supported", "unknown_id", "uncited_claim"}
+
+
+def test_a_figure_no_cited_reference_states_is_not_supported() -> None:
+    """A verbatim sentence with one figure changed, where no sentence of the reference
+    states a figure of that kind to compare with, still can't pass on similarity."""
+    text = "Returns from the Netherlands, Belgium and Germany are free for 14 items [ref_001]."
+    [row] = support(text, _refs())
+    [v] = row.verdicts
+    assert v.verdict == "not_supported" and "never states '14'" in v.reason
+    right = "Returns from the Netherlands, Belgium and Germany are free [ref_001]."
+    assert [v.verdict for r in support(right, _refs()) for v in r.verdicts] == ["supported"]

@@ -10,7 +10,9 @@ blind to, in this order:
 * negation: a word both share is negated in one and not in the other ("are not free" vs
   "are free"; Chinese 不/没/未/无/非 before the word);
 * direction: the claim and the source take opposite sides of an antonym pair (increase /
-  decrease, before / after, older / newer, accepted / rejected, all / some, ...);
+  decrease, before / after, older / newer, accepted / rejected, all / some, ...) about the
+  same thing (:mod:`unifind.cite._direction`: of a source's words of that pair, the ones
+  sharing the most nearby content words with the claim's decide);
 * names: the claim names someone or something the whole reference never names, where the
   source sentence names another ("from France" vs "from the Netherlands").
 
@@ -22,10 +24,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from unifind.analysis import get_analyzer
+from unifind.cite._direction import opposed, states
 from unifind.cite._numbers import Quantity, quantities
 
 STRONG_SHARE = 0.5
@@ -45,34 +47,6 @@ _PASS_OVER = frozenset([
 _ZH_NEGATORS = "不没未无非别"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*(?:'t)?|\d+(?:[.,]\d+)*")
 
-# Antonym pairs. An entry of six letters or more is a stem any word may continue
-# ("increas": increase, increased, increasing); a shorter one is a word with its
-# inflections ("under": unders, not "understand").
-_PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("increas", "rais", "elevat", "higher", "rise", "rises", "rising", "rose", "risen",
-      "enhanc", "upregul", "up-regul", "augment", "boost", "greater", "more", "larger",
-      "bigger", "longer", "faster", "gain"),
-     ("decreas", "reduc", "lower", "declin", "diminish", "downregul", "down-regul",
-      "attenuat", "fewer", "less", "smaller", "shorter", "slower", "drop", "dropped", "loss")),
-    (("before", "earlier", "prior"), ("after", "later")),
-    (("older", "oldest"), ("newer", "newest", "younger", "youngest")),
-    (("accept", "approv", "allow", "permit", "grant"),
-     ("reject", "refus", "deni", "deny", "forbid", "prohibit", "disallow")),
-    (("above", "over", "exceed"), ("below", "under")),
-    (("maximum", "most", "highest", "largest"), ("minimum", "least", "lowest", "smallest")),
-    (("activat", "induc", "stimulat", "promot", "facilitat"),
-     ("inhibit", "suppress", "repress", "block", "prevent", "impair")),
-    (("positive", "positively"), ("negative", "negatively")),
-    (("improv", "better", "benefit"), ("worsen", "worse", "deteriorat", "harm")),
-    (("include", "includes", "included", "including"),
-     ("exclude", "excludes", "excluded", "excluding")),
-    (("all", "every", "always"), ("some", "sometimes", "none")),
-    (("增加", "提高", "上升", "增长", "升高", "更多", "多于", "以上", "超过", "之前", "以前",
-      "接受", "批准", "允许", "全部", "所有"),
-     ("减少", "降低", "下降", "减轻", "更少", "少于", "以下", "低于", "之后", "以后", "拒绝",
-      "驳回", "禁止", "部分", "一些")),
-)  # fmt: skip
-
 
 @dataclass(frozen=True)
 class Conflict:
@@ -85,6 +59,8 @@ class Conflict:
     key: str = ""
     """What the claim says on that point (the shared word, the claim's direction word, the
     quantity as written), for :func:`agrees`."""
+    shared: int = 0
+    """For ``direction``: content words the two direction words are both about."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -231,62 +207,11 @@ def _stems(word: str) -> frozenset[str]:
 def _direction(claim: str, source: str) -> Conflict | None:
     if _ASKS.search(source):
         return None  # "to assess whether X decreases Y" asks, it does not say X does
-    for up, down in _PAIRS:
-        c_up, c_down = _has(claim, up), _has(claim, down)
-        s_up, s_down = _has(source, up), _has(source, down)
-        if c_up and not c_down and s_down and not s_up and _anchored(claim, c_up, source, s_down):
-            return Conflict("direction", f"{c_up!r} vs {s_down!r}", c_up)
-        if c_down and not c_up and s_up and not s_down and _anchored(claim, c_down, source, s_up):
-            return Conflict("direction", f"{c_down!r} vs {s_up!r}", c_down)
-    return None
-
-
-#: Words either side of a direction word that say what it is about ("increases *the risk
-#: of bleeding*", "rapid *weight* loss").
-ANCHOR_WORDS = 6
-
-
-def _anchored(claim: str, c_word: str, source: str, s_word: str) -> bool:
-    """Do the two direction words speak of the same thing? A content word near the claim's
-    is near the source's too ("increases the rates of cancer" vs "weight loss" are about
-    different things). Chinese text has no word spaces: always anchored."""
-    if not c_word.isascii() or not s_word.isascii():
-        return True
-    near_c, near_s = _near(claim, c_word), _near(source, s_word)
-    return bool(near_c & near_s)
-
-
-def _near(text: str, word: str) -> frozenset[str]:
-    words = [w.lower() for w in _WORD.findall(text)]
-    out: set[str] = set()
-    for i, w in enumerate(words):
-        if w == word:
-            for v in words[max(0, i - ANCHOR_WORDS) : i] + words[i + 1 : i + 1 + ANCHOR_WORDS]:
-                out |= _stems(v)
-    return frozenset(t for t in out if not _numeric(t))
-
-
-def _has(text: str, prefixes: Iterable[str]) -> str:
-    """The first word of ``text`` starting with one of ``prefixes`` ('' when none)."""
-    for p in prefixes:
-        if not p.isascii():
-            if p in text:
-                return p
-            continue
-        # "at least one", "at most 3": a bound, not a superlative.
-        for m in _word_of(p).finditer(text):
-            if not _BOUND.search(text, 0, m.start()):
-                return m.group(0).lower()
-    return ""
-
-
-_BOUND = re.compile(r"\bat\s+$", re.I)
-
-
-@functools.lru_cache(maxsize=1024)
-def _word_of(prefix: str) -> re.Pattern[str]:
-    tail = r"[a-z\-]*" if len(prefix) >= 6 else r"(?:s|d|e|ed|es|ing|ion|ions|tion|tions)?"
-    return re.compile(rf"(?<![A-Za-z]){re.escape(prefix)}{tail}(?![A-Za-z])", re.I)
+    found = opposed(claim, source)
+    if found is None:
+        return None
+    mine, theirs, shared = found
+    return Conflict("direction", f"{mine.word!r} vs {theirs.word!r}", mine.word, shared)
 
 
 def agrees(claim: str, source: str, found: Conflict) -> bool:
@@ -302,7 +227,7 @@ def agrees(claim: str, source: str, found: Conflict) -> bool:
     if found.kind == "negation":
         return _negated(source, found.key) == _negated(claim, found.key)
     if found.kind == "direction":
-        return bool(_has(source, (found.key,)))
+        return states(source, claim, found.key, found.shared)
     return False
 
 

@@ -1,0 +1,165 @@
+"""Direction words and what they are about (issue #20): "decreases *the risk of bleeding*"
+contradicts "was associated with an increased *risk of postoperative bleeding*" even when the
+same sentence also says "decreased the risk of nausea".
+
+A direction word is one side of an antonym pair (increase / decrease, before / after, older /
+newer, accepted / rejected, all / some, ...). Each occurrence is read with the content words
+around it (:data:`ANCHOR_WORDS` either side: what it modifies, who does it). A claim's word
+is compared with the source's words of the same pair that share the most of those words
+with it; the claim is contradicted when those are all on the other side. A negated
+occurrence ("did not increase") is no side: the negation rules read it. Chinese text has no
+word spaces: a Chinese word is compared with the whole sentence.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from unifind.analysis import get_analyzer
+
+# Antonym pairs. An entry of six letters or more is a stem any word may continue
+# ("increas": increase, increased, increasing); a shorter one is a word with its
+# inflections ("under": unders, not "understand").
+PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("increas", "rais", "elevat", "higher", "rise", "rises", "rising", "rose", "risen",
+      "enhanc", "upregul", "up-regul", "augment", "boost", "greater", "more", "larger",
+      "bigger", "longer", "faster", "gain"),
+     ("decreas", "reduc", "lower", "declin", "diminish", "downregul", "down-regul",
+      "attenuat", "fewer", "less", "smaller", "shorter", "slower", "drop", "dropped", "loss")),
+    (("activat", "induc", "stimulat", "promot", "facilitat"),
+     ("inhibit", "suppress", "repress", "block", "prevent", "impair")),
+    (("before", "earlier", "prior"), ("after", "later")),
+    (("older", "oldest"), ("newer", "newest", "younger", "youngest")),
+    (("accept", "approv", "allow", "permit", "grant"),
+     ("reject", "refus", "deni", "deny", "forbid", "prohibit", "disallow")),
+    (("above", "over", "exceed"), ("below", "under")),
+    (("maximum", "most", "highest", "largest"), ("minimum", "least", "lowest", "smallest")),
+    (("positive", "positively"), ("negative", "negatively")),
+    (("improv", "better", "benefit"), ("worsen", "worse", "deteriorat", "harm")),
+    (("include", "includes", "included", "including"),
+     ("exclude", "excludes", "excluded", "excluding")),
+    (("all", "every", "always"), ("some", "sometimes", "none")),
+    (("增加", "提高", "上升", "增长", "升高", "更多", "多于", "以上", "超过", "之前", "以前",
+      "接受", "批准", "允许", "全部", "所有"),
+     ("减少", "降低", "下降", "减轻", "更少", "少于", "以下", "低于", "之后", "以后", "拒绝",
+      "驳回", "禁止", "部分", "一些")),
+)  # fmt: skip
+
+#: Words either side of a direction word that say what it is about ("increases *the risk
+#: of bleeding*", "rapid *weight* loss").
+ANCHOR_WORDS = 6
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*(?:'t)?|\d+(?:[.,]\d+)*")
+_NEGATORS = frozenset(["not", "no", "never", "nor", "cannot", "without", "neither"])
+# Between a negator and the word it negates ("did not significantly increase").
+_PASS_OVER = frozenset(["be", "been", "being", "a", "an", "the", "any", "to", "have", "has",
+                        "had", "do", "does", "did", "is", "are", "was", "were", "can", "could",
+                        "will", "would", "may", "might", "must", "should", "yet"])  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One direction word in a text."""
+
+    pair: int
+    """Index of its antonym pair in :data:`PAIRS`."""
+    side: int
+    """0 or 1: which side of the pair."""
+    word: str
+    """As written, lower-cased."""
+    about: frozenset[str]
+    """Content terms within :data:`ANCHOR_WORDS` of it (None of them a direction word);
+    for Chinese, the whole text's."""
+
+
+def occurrences(text: str) -> list[Occurrence]:
+    """The direction words of ``text`` that are not negated nor a bound ("at least")."""
+    out: list[Occurrence] = []
+    if not text.isascii():
+        whole = _terms(text)
+        for pair, both in enumerate(PAIRS):
+            for side, entries in enumerate(both):
+                out += [Occurrence(pair, side, w, whole) for w in entries
+                        if not w.isascii() and w in text]  # fmt: skip
+    words = [w.lower() for w in _WORD.findall(text)]
+    found = [(i, _sides(w)) for i, w in enumerate(words)]
+    for i, sides in found:
+        if not sides or _negated(words, i) or (i > 0 and words[i - 1] == "at"):
+            continue
+        near = [w for j, w in enumerate(words[max(0, i - ANCHOR_WORDS) : i + ANCHOR_WORDS + 1],
+                                        start=max(0, i - ANCHOR_WORDS))
+                if j != i and not found[j][1]]  # fmt: skip
+        about = frozenset(t for w in near for t in _terms(w) if not any(c.isdigit() for c in t))
+        out += [Occurrence(pair, side, words[i], about) for pair, side in sides]
+    return out
+
+
+def opposed(claim: str, source: str) -> tuple[Occurrence, Occurrence, int] | None:
+    """A direction word of ``claim``, the source's word about the same thing on the other
+    side of its pair, and how many content words they share: when every source word of
+    that pair sharing the most content words with the claim's is on the other side."""
+    theirs = occurrences(source)
+    for mine in occurrences(claim):
+        best, winners = _closest(mine, theirs)
+        if best and all(o.side != mine.side for o in winners):
+            return mine, winners[0], best
+    return None
+
+
+def states(source: str, claim: str, word: str, shared: int) -> bool:
+    """Does ``source`` state the claim's direction ``word`` about what the claim does: a
+    word on its side of the pair among the source's closest to it, sharing ``shared``
+    content words with it or more?"""
+    theirs = occurrences(source)
+    for mine in occurrences(claim):
+        if mine.word == word:
+            best, winners = _closest(mine, theirs)
+            if best >= shared and any(o.side == mine.side for o in winners):
+                return True
+    return False
+
+
+def _closest(mine: Occurrence, theirs: list[Occurrence]) -> tuple[int, list[Occurrence]]:
+    """The most content words a word of ``mine``'s pair in ``theirs`` shares with it, and
+    the words that share that many."""
+    best, winners = 0, []
+    for o in theirs:
+        if o.pair != mine.pair:
+            continue
+        shared = len(mine.about & o.about)
+        if shared > best:
+            best, winners = shared, [o]
+        elif shared == best and shared:
+            winners.append(o)
+    return best, winners
+
+
+def _negated(words: list[str], i: int) -> bool:
+    j = i - 1
+    while j >= 0 and (words[j] in _PASS_OVER or words[j].endswith("ly")):
+        j -= 1
+    return j >= 0 and (words[j] in _NEGATORS or words[j].endswith("n't"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _sides(word: str) -> tuple[tuple[int, int], ...]:
+    """(pair, side) of every pair ``word`` is a direction word of."""
+    return tuple(
+        (pair, side)
+        for pair, sides in enumerate(PAIRS)
+        for side, entries in enumerate(sides)
+        if any(p.isascii() and _word_of(p).fullmatch(word) for p in entries)
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _word_of(prefix: str) -> re.Pattern[str]:
+    tail = r"[a-z\-]*" if len(prefix) >= 6 else r"(?:s|d|e|ed|es|ing|ion|ions|tion|tions)?"
+    return re.compile(rf"{re.escape(prefix)}{tail}", re.I)
+
+
+@functools.lru_cache(maxsize=65536)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(get_analyzer("auto").terms(text))
