@@ -187,6 +187,7 @@ _LEG_ONLY_OPTIONS: dict[str, str] = {
     "uses": "db",
     "strict": "db",
     "dsl": "db",
+    "explain": "db",
 }
 
 
@@ -255,6 +256,9 @@ class SearchRequest(_Value):
     dsl: dict[str, Any] | None = None
     """Preset QueryDSL parts (``select``, ``wheres``, ``orders``) combined with the generated;
     with ``uses="dsl"`` the whole query, run as written (an agent wrote it; docs/db.md)."""
+    explain: bool | None = None
+    """Return the SQL each model's query compiled to (placeholders, never the values) and its
+    bound parameters, in the result's ``sql``."""
 
     @field_validator("query")
     @classmethod
@@ -298,6 +302,9 @@ class SearchResult(_Value):
     """Request-level facts: a truncated query, an ignored option."""
     keywords: tuple[str, ...] | None = None
     dsl: dict[str, Any] | None = None
+    sql: tuple[dict[str, Any], ...] | None = None
+    """db, when the request asked to ``explain``: per model ``{model, sql, params}``, the SQL
+    text with placeholders and the values bound to them."""
     understood: dict[str, str] | None = None
     """db: each content word of the question → what the query used it for (``value of
     city``, ``column age``, ``not used: …``); a word not used makes the status partial."""

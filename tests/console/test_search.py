@@ -98,9 +98,19 @@ def test_a_search_streams_and_ends_with_every_backends_row(
     table = page.locator("#db-rows table[data-model=products]")
     assert table.locator("tbody tr").count() >= 1
     assert "laptop" in (table.text_content() or "")
-    dsl = page.locator("#dsl pre").text_content() or ""
-    assert '"model": "products"' in dsl and '"category"' in dsl
     shots(page, "search")
+    # Folded under them: the DSL and the SQL behind the rows, values bound apart.
+    explain = page.locator("#dsl details.explain")
+    assert explain.get_attribute("open") is None
+    explain.locator("summary").click()
+    dsl = explain.locator("pre.dsl").text_content() or ""
+    assert '"model": "products"' in dsl and '"category"' in dsl
+    sql = explain.locator("pre.sql[data-model=products]").text_content() or ""
+    assert "FROM products" in sql and "?" in sql and "laptop" not in sql
+    params = explain.locator("table.params[data-model=products]").text_content() or ""
+    assert '"laptop"' in params
+    explain.locator("table.params").scroll_into_view_if_needed()
+    shots(page, "search-explain")
 
 
 def test_a_failing_provider_shows_its_reason(

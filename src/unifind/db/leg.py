@@ -248,8 +248,11 @@ class DBLeg:
                 permit=lambda m, t: permission_clause(m, t, principal),
             )
             executor = self._get_executor()
-            if explain:
+            if explain or req.explain:
+                # Placeholders and values apart: what ran, never request text inside SQL.
                 sql, params = render(compiled.statement, executor.engine.dialect)
+                run.sql = {"model": model.name, "sql": sql, "params": params}
+            if explain:  # the CLI's --explain: the same, as notes
                 shown = json.dumps(params, ensure_ascii=False)
                 run.notes += [f"{model.name} SQL: {' '.join(sql.split())}",
                               f"{model.name} params: {shown}"]  # fmt: skip
@@ -339,6 +342,8 @@ class _Run:
         self.items: list[Item] = []
         self.report: LegReport | None = None
         self.dsl: dict[str, Any] | None = None
+        self.sql: dict[str, Any] | None = None
+        """With explain: ``{model, sql, params}`` of the statement compiled."""
         self.notes: list[str] = []
         self.unknown = 0
         """Words of the question the generator could not account for."""
@@ -419,10 +424,11 @@ def _result(
                           reason=Reason.NOT_REQUESTED, note=why) for n, why in skipped]  # fmt: skip
     dsls = [r.dsl for r in runs if r.dsl is not None]
     dsl = dsls[0] if len(dsls) == 1 else ({"queries": dsls} if dsls else None)
+    sql = tuple(r.sql for r in runs if r.sql is not None) or None
     notes = (*(picked or ()), *(n for r in runs for n in r.notes))
     shown = next((r for r in answered if r.confidence is not None and not r.off_topic), None)
     return SearchResult(type="db", query=req.query, items=tuple(items), reports=tuple(reports),
-                        took_ms=took_ms, dsl=dsl, notes=notes,
+                        took_ms=took_ms, dsl=dsl, sql=sql, notes=notes,
                         understood=dict(shown.understood) if shown else None,
                         confidence=shown.confidence if shown else None)  # fmt: skip
 

@@ -138,6 +138,9 @@ class DBSource(_In):
     uses: str | None = None
     """Who writes the query: ``builtin``, ``agent:<name>``, or ``dsl`` (the default when
     ``dsl`` is given: run it as written)."""
+    explain: bool | None = None
+    """Also return the SQL behind the rows: per model the statement with placeholders and
+    its bound parameters (the leg's ``sql``), as ``unifind db search --explain`` shows."""
 
     _lists = field_validator("models", mode="before")(_as_list)
 
@@ -220,6 +223,9 @@ class LegSummary(BaseModel):
     notes: list[str] = Field(default_factory=list)
     keywords: list[str] | None = None
     dsl: dict[str, Any] | None = None
+    sql: list[dict[str, Any]] | None = None
+    """db, when asked to ``explain``: per model ``{model, sql, params}``: the SQL text with
+    placeholders and the values bound to them."""
     understood: dict[str, str] | None = None
     """db: each content word of the question → what the query used it for."""
     confidence: float | None = None

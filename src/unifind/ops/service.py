@@ -338,6 +338,7 @@ def _summary(res: SearchResult) -> LegSummary:
         notes=list(res.notes),
         keywords=list(res.keywords) if res.keywords is not None else None,
         dsl=res.dsl,
+        sql=list(res.sql) if res.sql is not None else None,
         understood=res.understood,
         confidence=res.confidence,
         entities=list(res.entities) if res.entities is not None else None,

@@ -313,6 +313,27 @@
     $("db-rows").replaceChildren(...out);
   }
 
+  // The query behind the rows, folded under them: the DSL, and per model the SQL it
+  // compiled to (placeholders) with the values bound to them, as the server sent them.
+  function renderExplain(legs) {
+    const out = legs.map((l) => {
+      const parts = [el("summary", { text: t("explain_summary") })];
+      if (l.dsl) parts.push(el("h3", { text: t("dsl") }), el("pre", { cls: "dsl", text: JSON.stringify(l.dsl, null, 2) }));
+      for (const q of l.sql || []) {
+        const params = Object.entries(q.params || {}).map(([k, v]) =>
+          el("tr", null, el("td", { text: ":" + k }), el("td", { text: JSON.stringify(v) })),
+        );
+        parts.push(
+          el("h3", { text: t("sql") + ": " + q.model }),
+          el("pre", { cls: "sql", "data-model": q.model, text: q.sql }),
+          el("table", { cls: "grid params", "data-model": q.model }, el("tbody", null, ...params)),
+        );
+      }
+      return el("details", { cls: "explain" }, ...parts);
+    });
+    $("dsl").replaceChildren(...out);
+  }
+
   const rowKey = (r) => r.leg + "/" + r.backend + "/" + (r.stage || "");
 
   function reportRow(r) {
@@ -371,10 +392,7 @@
     renderRows();
     renderLegs(out.legs || []);
     renderHits(out.items, terms);
-    const dsl = $("explain").checked ? out.legs.filter((l) => l.dsl) : [];
-    $("dsl").replaceChildren(
-      ...dsl.flatMap((l) => [el("h2", { text: t("dsl") }), el("pre", { cls: "dsl", text: JSON.stringify(l.dsl, null, 2) })]),
-    );
+    renderExplain($("explain").checked ? out.legs.filter((l) => l.dsl || l.sql) : []);
     const notes = (out.notes || []).join(" · ");
     const line =
       t("overall") + ": " + label("status", out.status) + " · " + out.items.length + " " + t("results") + " · " + t("request") + " " +
@@ -410,6 +428,7 @@
     if ($("use-db").checked) {
       const m = selected("db-models");
       sources.db = m.length ? { models: m } : {};
+      if ($("explain").checked) sources.db.explain = true;
     }
     const body = { query: q, sources, mode: $("mode").value, limit: Number($("limit").value) || 10, request_id: newId("console") };
     const terms = queryTerms(q);
