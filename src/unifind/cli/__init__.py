@@ -25,6 +25,8 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+from unifind.cli import _gc
+
 #: command → (module that defines it, one-line help shown by ``unifind --help``).
 #: The help must match the command's own first line (tests/cli/test_lazy.py checks it).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -136,6 +138,7 @@ def _load(name: str) -> dict[str, Any]:
         return {name: _unavailable(name, f"{module_name} did not register {name!r}")}
     for command in commands.values():
         _humanize(command)
+        _resume_gc_in(command)
     return commands
 
 
@@ -168,6 +171,14 @@ def _humanize(command: Any) -> None:
         _in_words(help_option)
     for sub in getattr(command, "commands", {}).values():
         _humanize(sub)
+
+
+def _resume_gc_in(command: Any) -> None:
+    """Turn the collector back on when ``command``'s (or a sub-command's) code starts."""
+    if command.callback is not None:
+        command.callback = _gc.resuming(command.callback)
+    for sub in getattr(command, "commands", {}).values():
+        _resume_gc_in(sub)
 
 
 def _reflow(text: str) -> str:
@@ -288,5 +299,6 @@ def _root(
 
 
 def main() -> None:
-    """Console entry point."""
-    app()
+    """Console entry point: start-up runs with the cyclic collector off (``_gc``)."""
+    with _gc.paused():
+        app()
