@@ -131,3 +131,10 @@ def test_include_and_exclude_globs_pick_files_inside_folders(tmp_path: Path) -> 
     out = json.loads(res.output)
     assert [Path(o["path"]).name for o in out["outcomes"]] == ["tents.md"]
     assert out["excluded"] == 2
+
+
+def test_ingest_progress_shows_chunks_and_their_rate() -> None:
+    from unifind.cli.kb import chunk_rate
+
+    assert chunk_rate(1234, 2.0) == "1,234 chunks · 617.0 chunks/s"
+    assert chunk_rate(0, 0.0) == "0 chunks · 0.0 chunks/s"

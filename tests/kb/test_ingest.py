@@ -16,6 +16,7 @@ import pytest
 from unifind.analysis import get_analyzer
 from unifind.embed.base import Embedder, Vectors
 from unifind.errors import EmbedderMismatch, InputError, UnknownName
+from unifind.kb import ingest as ingest_module
 from unifind.kb.base import (
     ChunkIn,
     ChunkRecord,
@@ -327,8 +328,12 @@ def test_embedder_batches_span_documents(store: MemoryStore, tmp_path: Path) -> 
     assert [len(c) for c in embedder.calls] == [2, 2, 1]
 
 
-def test_progress_advances_per_file_as_each_is_written(store: MemoryStore, tmp_path: Path) -> None:
-    """A progress bar moves as each file is done, not at 0/N until a batch fills (#18)."""
+def test_progress_advances_per_file_as_each_is_written(
+    store: MemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A progress bar moves as each file is done, not at 0/N until a batch fills (#18):
+    files are written at least every ``_PROGRESS_EVERY_S`` (here 0: after each)."""
+    monkeypatch.setattr(ingest_module, "_PROGRESS_EVERY_S", 0.0)
     events: list[str] = []
 
     class Logged(RecordingEmbedder):
@@ -351,6 +356,40 @@ def test_progress_advances_per_file_as_each_is_written(store: MemoryStore, tmp_p
         "embed d0", "added d0.txt", "embed d1", "added d1.txt",
         "embed d1b", "added d1b.txt", "embed d2", "added d2.txt",
     ]  # fmt: skip
+
+
+def test_with_progress_small_files_still_embed_together(
+    store: MemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within ``_PROGRESS_EVERY_S`` of the last write, files wait to fill one embedding
+    call (#23: one file per call left all but one core idle); every outcome still comes."""
+    monkeypatch.setattr(ingest_module, "_PROGRESS_EVERY_S", 3600.0)
+    embedder = RecordingEmbedder()
+    for i in range(5):
+        (tmp_path / f"d{i}.txt").write_text(f"Document {i} about refunds.")
+    seen: list[FileOutcome] = []
+    report = ingest_files(store, "docs", [tmp_path], analyzer=AUTO, embedder=embedder,
+                          progress=seen.append)  # fmt: skip
+    assert report.added == 5 and len(seen) == 5
+    assert [len(c) for c in embedder.calls] == [1, 4]  # the first file at once, then one call
+
+
+def test_a_flush_embeds_by_length_and_keeps_each_documents_vectors(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    embedder = RecordingEmbedder()
+    paragraphs = ["refunds are long " * 3, "refunds " * 4, "refunds are " * 4]  # 51, 32, 48
+    (tmp_path / "d.txt").write_text("\n\n".join(p.strip() for p in paragraphs))
+    ingest_files(store, "docs", [tmp_path], analyzer=AUTO, embedder=embedder, batch_size=2,
+                 max_chars=60, overlap=0)  # fmt: skip
+    assert [len(c) for c in embedder.calls] == [2, 1]
+    lengths = [len(t) for call in embedder.calls for t in call]
+    assert lengths == sorted(lengths)  # shortest first, across the calls of one flush
+    (stored,) = store.docs.values()
+    assert [c.text for c in stored.chunks] == [p.strip() for p in paragraphs]  # input order
+    for c in stored.chunks:
+        (sent,) = [t for call in embedder.calls for t in call if t.endswith(c.text)]
+        assert np.array_equal(c.vector, HashEmbedder(16).embed_documents([sent])[0])
 
 
 def test_long_document_embeds_in_batch_sized_calls(store: MemoryStore, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ act as the local operator of the store, who sees and changes every tenant's coll
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Annotated
@@ -166,16 +167,20 @@ def ingest(
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TextColumn("{task.fields[rate]}"),
             TextColumn("{task.description}"),
             console=err_console,
             transient=True,
             disable=as_json,
         ) as bar:
-            task = bar.add_task("", total=len(files) + len(_missing) + len(urls))
+            task = bar.add_task("", total=len(files) + len(_missing) + len(urls), rate="")
+            started, written = time.monotonic(), [0]
 
             def tick(outcome: FileOutcome) -> None:
                 label = outcome.path if outcome.path in urls else Path(outcome.path).name
-                bar.update(task, advance=1, description=escape(label))
+                written[0] += outcome.chunks
+                rate = chunk_rate(written[0], time.monotonic() - started)
+                bar.update(task, advance=1, description=escape(label), rate=rate)
 
             report = IngestReport(())
             if local:
@@ -202,6 +207,12 @@ def ingest(
             _print_removed(report)
     if report.failed or report.stopped:
         raise typer.Exit(1)
+
+
+def chunk_rate(chunks: int, seconds: float) -> str:
+    """The progress bar's throughput: chunks written so far and per second."""
+    per_s = chunks / seconds if seconds > 0 else 0.0
+    return f"{chunks:,} chunks · {per_s:,.1f} chunks/s"
 
 
 def _print_removed(report: IngestReport) -> None:

@@ -14,7 +14,9 @@ import errno
 import hashlib
 import itertools
 import json
+import math
 import os
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -50,6 +52,9 @@ __all__ = [
 INGEST_VERSION = "2"
 
 _BATCH = 32  # texts per embedder call, as sentence-transformers' encode() defaults to
+#: With a progress callback, buffered files are written at least this often (seconds), so
+#: a bar moves while small files still embed together, in batches across documents.
+_PROGRESS_EVERY_S = 0.5
 
 _Vectors = npt.NDArray[np.float32]
 Progress = Callable[["FileOutcome"], None]
@@ -114,8 +119,8 @@ def ingest_files(
             doc_id = document_id(path) if document_id else str(path)
             where = source(path) if source else located.names[path]
             _ingest_one_file(settings, writer, path, doc_id, max_file_bytes, where)
-            if progress is not None:
-                writer.flush()  # the bar moves per file, not per embedding batch
+            if progress is not None and writer.due(_PROGRESS_EVERY_S):
+                writer.flush()  # the bar moves at least this often, not per full batch
         writer.flush()
     except _DiskFull as exc:
         stopped = str(exc)
@@ -303,6 +308,11 @@ class _Writer:
         self.store, self.collection, self.embedder = store, collection, embedder
         self.batch_size, self.emit = batch_size, emit
         self._pending: list[_Prepared] = []
+        self._flushed = -math.inf
+
+    def due(self, every_s: float) -> bool:
+        """Whether the last flush was ``every_s`` or more seconds ago."""
+        return time.monotonic() - self._flushed >= every_s
 
     def add(self, doc: _Prepared) -> None:
         self._pending.append(doc)
@@ -313,6 +323,7 @@ class _Writer:
         pending, self._pending = self._pending, []
         if not pending:
             return
+        self._flushed = time.monotonic()
         embedded: list[_Vectors | str | None] = [None] * len(pending)
         if self.embedder is not None:
             embedded = [*self._embed(self.embedder, pending)]
@@ -341,11 +352,16 @@ class _Writer:
             return f"{doc.label}: embedding failed: {type(exc).__name__}: {exc}"
 
     def _vectors(self, emb: Embedder, texts: list[str]) -> _Vectors:
+        # Sorted by length, so each call's batch pads to similar lengths (the ONNX runner
+        # sorts within a call; this sorts across the calls of a flush).
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         parts = [
-            emb.embed_documents(texts[i : i + self.batch_size])
+            emb.embed_documents([texts[j] for j in order[i : i + self.batch_size]])
             for i in range(0, len(texts), self.batch_size)
         ]
         rows = np.concatenate(parts) if parts else np.zeros((0, emb.dim), np.float32)
+        if rows.shape[0] == len(texts):
+            rows[order] = rows.copy()  # back in input order
         if rows.shape != (len(texts), emb.dim):
             raise ValueError(
                 f"{emb.spec} returned shape {rows.shape} for {len(texts)} texts, "
