@@ -231,3 +231,17 @@ def test_before_and_prior_to_are_one_side() -> None:
     found = conflict("Tissue-resident macrophages are established after birth.", source)
     assert found is not None and found.kind == "direction"
     assert conflict("Tissue-resident macrophages are established before birth.", source) is None
+
+
+def test_the_negated_occurrence_about_the_claims_thing_decides() -> None:
+    """'no association with 8 cancers; ... associated with pancreatic cancer': the claim's
+    denial of the second is contradicted, the first doesn't cover for it; an adverb between
+    the negator and its word ('not significantly associated') passes."""
+    source = (
+        "There was no association with 8 of the 10 cancers; use of the drug was associated "
+        "with increased risk of pancreatic cancer."
+    )
+    claim = "Use of the drug is not significantly associated with risk of pancreatic cancer."
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "negation"
+    assert conflict(claim.replace("not significantly ", ""), source) is None

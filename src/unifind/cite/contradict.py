@@ -171,7 +171,7 @@ def _has_negator(text: str) -> bool:
 
 def _negation(claim: str, source: str, shared: frozenset[str]) -> Conflict | None:
     for term in sorted(shared):
-        in_claim, in_source = _negated(claim, term), _negated(source, term)
+        in_claim, in_source = _negated(claim, term), _negated_like(source, term, claim)
         if in_claim is not None and in_source is not None and in_claim != in_source:
             which = "the claim" if in_claim else "the source"
             return Conflict("negation", f"{term!r} is negated in {which} only", term)
@@ -180,23 +180,47 @@ def _negation(claim: str, source: str, shared: frozenset[str]) -> Conflict | Non
 
 def _negated(text: str, term: str) -> bool | None:
     """Whether ``term`` occurs negated in ``text`` (None: it doesn't occur)."""
+    found = _occurrences(text, term)
+    return any(negated for negated, _ in found) if found else None
+
+
+def _negated_like(text: str, term: str, claim: str) -> bool | None:
+    """Whether ``term`` is negated in ``text`` where it is about what the claim's is: of
+    several occurrences ("no association with 8 cancers; ... was associated with pancreatic
+    cancer"), the ones sharing the most nearby content words with the claim's decide."""
+    found = _occurrences(text, term)
+    if len(found) < 2 or not term.isascii():
+        return any(negated for negated, _ in found) if found else None
+    about = frozenset().union(*(near for _, near in _occurrences(claim, term)))
+    best = max(len(about & near) for _, near in found)
+    return any(negated for negated, near in found if len(about & near) == best)
+
+
+def _occurrences(text: str, term: str) -> list[tuple[bool, frozenset[str]]]:
+    """Each occurrence of ``term`` in ``text``: negated or not, and the content terms within
+    :data:`ANCHOR_WORDS` of it (Chinese: the whole text's)."""
     if not term.isascii():
         at = [m.start() for m in re.finditer(re.escape(term), text)]
-        return (
-            any(any(c in _ZH_NEGATORS for c in text[max(0, i - 2) : i]) for i in at) if at else None
-        )
+        return [(any(c in _ZH_NEGATORS for c in text[max(0, i - 2) : i]), frozenset()) for i in at]
     words = [w.lower() for w in _WORD.findall(text)]
-    found, negated, scope = False, False, False
-    for word in words:
+    out: list[tuple[bool, frozenset[str]]] = []
+    scope = False
+    for i, word in enumerate(words):
         if word in _NEGATORS or word.endswith("n't"):
             scope = True  # the next content word is the one negated ("not free")
             continue
         if term in _stems(word):
-            found = True
-            negated |= scope
-        if scope and word not in _PASS_OVER:
+            near = words[max(0, i - ANCHOR_WORDS) : i] + words[i + 1 : i + 1 + ANCHOR_WORDS]
+            about = frozenset(t for w in near for t in _stems(w) if t != term and not _numeric(t))
+            out.append((scope, about))
+        # Auxiliaries and adverbs pass ("is not significantly associated").
+        if scope and word not in _PASS_OVER and not (word.endswith("ly") and len(word) > 4):
             scope = False
-    return negated if found else None
+    return out
+
+
+#: Words either side of a word that say what it is about.
+ANCHOR_WORDS = 6
 
 
 @functools.lru_cache(maxsize=65536)
