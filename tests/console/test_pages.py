@@ -154,6 +154,7 @@ def test_upload_and_crawl_report_each_file_and_page(
         assert page.eval_on_selector("#cr-progress", "p => [p.value, p.max]") == [1, 5]
         assert "pages fetched: 1 of at most 5" in (page.locator("#cr-status").text_content() or "")
         assert page.locator("#cr-report li.summary").count() == 0
+        page.locator("#cr-report").scroll_into_view_if_needed()
         shots(page, "crawl-streaming")
     finally:
         gate.set()

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
+from tests.http.conftest import LiveServer
 
 from unifind import Searcher
 from unifind.http_api import create_app
 from unifind.kb.acl import OPERATOR
 from unifind.store.keys import KeyStore
-from unifind.testing.web_server import FakeWebServer, Respond
+from unifind.testing.web_server import FakeWebServer, Respond, Seen
 
 HTML = "text/html; charset=utf-8"
 
@@ -183,3 +186,48 @@ async def test_a_streamed_crawl_of_loopback_is_refused_by_default(
     assert start["status"] == "failed" and start["fetched"] == 1
     assert got[-1][0] == "done" and got[-1][1]["failed"] == 1
     assert site.requests == []  # the SSRF check refused before any request
+
+
+def _wait(done: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 10  # a safeguard against hanging, not a speed target
+    while not done():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def test_a_client_that_leaves_stops_the_crawl(
+    settings_of: Callable[..., Any], site: FakeWebServer
+) -> None:
+    gate = threading.Event()
+
+    def held(seen: Seen) -> Respond:
+        gate.wait(20)
+        return page("Alpha", [])
+
+    site.route("GET", "/", page("Home", ["/a", "/b"]))
+    site.route("GET", "/a", held)
+    site.route("GET", "/b", page("Beta", []))
+    searcher = Searcher(settings_of(web={"allow_private": True, "rate_limit": False}))
+    searcher.kb.create("site", embedder="hash:64", tenant="acme", principal=OPERATOR)
+    keys = KeyStore.from_settings(searcher.settings)
+    headers = {"Authorization": f"Bearer {keys.create('acme', 'ana')[1]}"}
+    body = {"url": f"{site.url}/", "max_pages": 10}
+    try:
+        with LiveServer(create_app(searcher=searcher, keys=keys, mcp=False)) as live:
+            baseline = live.tasks()
+            with httpx.Client(base_url=live.url, headers=headers, timeout=30) as c:
+                with c.stream("POST", "/v1/collections/site/crawl?stream=true", json=body) as r:
+                    for line in r.iter_lines():
+                        if line.startswith("event: page"):  # the home page is in
+                            break
+                    _wait(lambda: site.count("GET", "/a") == 1, "the crawl never asked for /a")
+                # The response is closed unread: the connection goes, and with it the crawl.
+                _wait(lambda: live.tasks() <= baseline, "the crawl kept running")
+                gate.set()
+                docs = c.get("/v1/collections/site/documents").json()
+        assert [d["document_id"].removeprefix(site.url) for d in docs] == ["/"]
+        assert site.count("GET", "/b") == 0  # never reached
+    finally:
+        gate.set()
+        keys.close()
+        searcher.close()
