@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import model_validator
 
 pytest.importorskip("llama_index.core")
 
 from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
-from llama_index.core.schema import NodeWithScore
+from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 from llama_index.core.vector_stores.types import (
     FilterCondition,
     FilterOperator,
@@ -20,7 +21,9 @@ from llama_index.core.vector_stores.types import (
 )
 
 from unifind import InputError, Searcher, SearchRequest
-from unifind.integrations.llamaindex import UnifindRetriever, search_tool
+from unifind.integrations import llamaindex
+from unifind.integrations._common import Search, item_id, metadata
+from unifind.integrations.llamaindex import UnifindRetriever, search_tool, to_nodes
 
 
 @pytest.fixture(autouse=True)
@@ -72,6 +75,73 @@ async def test_query_engine_runs_the_retriever(kb_searcher: Searcher) -> None:
     assert "citation_id: ref_001" in prompt and "statuses" not in prompt
     aresponse = await engine.aquery("reset a password")
     assert aresponse.source_nodes[0].node.metadata["document_id"] == "passwords"
+
+
+def _validated_nodes(kb_searcher: Searcher, query: str) -> tuple[list[NodeWithScore], ...]:
+    """The adapter's nodes for ``query``, and the same hits through pydantic's constructors."""
+    found = Search(kb_searcher, collections=["handbook"], limit=4).run(query)
+    hidden = ["request_id", "leg", "score", "source", "weight", "matched", "statuses"]
+    validated = []
+    for it in found.items:
+        meta = metadata(it, found)
+        keys = [k for k in meta if k not in ("citation_id", "title", "url")]
+        assert keys[:7] == hidden  # what the LLM and the embedder don't see
+        node = TextNode(
+            id_=item_id(it),
+            text=it.content,
+            metadata=meta,
+            excluded_llm_metadata_keys=keys,
+            excluded_embed_metadata_keys=keys,
+        )
+        validated.append(NodeWithScore(node=node, score=it.score))
+    return to_nodes(found), validated
+
+
+def test_nodes_are_what_the_validating_constructors_build(kb_searcher: Searcher) -> None:
+    nodes, validated = _validated_nodes(kb_searcher, "damaged goods refund")
+    assert len(nodes) == 4 and nodes == validated
+    assert llamaindex._build.trusted is True  # this llama-index: the shortcut is on
+    for got, want in zip(nodes, validated, strict=True):
+        assert type(got.node) is TextNode and got.node.__dict__ == want.node.__dict__
+        assert got.model_fields_set == want.model_fields_set
+        assert got.node.model_fields_set == want.node.model_fields_set
+        assert got.model_dump(exclude_unset=True) == want.model_dump(exclude_unset=True)
+        assert got.model_dump_json() == want.model_dump_json()
+        assert got.node.hash == want.node.hash and got.node_id == want.node_id
+        for mode in (MetadataMode.LLM, MetadataMode.EMBED, MetadataMode.ALL):
+            assert got.node.get_content(mode) == want.node.get_content(mode)
+        assert TextNode.model_validate(got.node.model_dump()) == got.node
+
+
+def test_nodes_share_no_containers(kb_searcher: Searcher) -> None:
+    nodes, _ = _validated_nodes(kb_searcher, "refund")
+    first, second = nodes[0].node, nodes[1].node
+    first.relationships["x"] = second.as_related_node_info()  # type: ignore[index]
+    first.metadata["extra"] = 1
+    first.excluded_llm_metadata_keys.append("title")
+    assert second.relationships == {} and "extra" not in second.metadata
+    assert "title" not in second.excluded_llm_metadata_keys
+    assert "title" not in first.excluded_embed_metadata_keys
+    again, _ = _validated_nodes(kb_searcher, "refund")
+    assert again[0].node.relationships == {} and "extra" not in again[0].node.metadata
+
+
+def test_a_node_class_that_validates_more_is_built_by_validation(
+    kb_searcher: Searcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Derived(TextNode):  # as if a release derived a field in a validator
+        @model_validator(mode="after")
+        def _offsets(self) -> Derived:
+            self.__dict__["end_char_idx"] = len(self.text)
+            return self
+
+    monkeypatch.setattr(llamaindex, "TextNode", Derived)
+    monkeypatch.setattr(llamaindex, "_build", llamaindex._NodeBuilder())
+    found = Search(kb_searcher, collections=["handbook"], limit=3).run("refund")
+    for _ in range(2):  # the first call compares, the second already knows
+        nodes = to_nodes(found)
+        assert llamaindex._build.trusted is False
+        assert [n.node.end_char_idx for n in nodes] == [len(it.content) for it in found.items]
 
 
 def test_metadata_filters_eq_and_in(kb_searcher: Searcher) -> None:
