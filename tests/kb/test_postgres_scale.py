@@ -16,6 +16,7 @@ from unifind.errors import InputError, StoreError
 from unifind.kb import _pgbulk
 from unifind.kb.migrate import migrate
 from unifind.kb.postgres import PostgresStore
+from unifind.kb.routing import open_routing
 from unifind.kb.sqlite import SQLiteStore
 from unifind.testing.kb_store import chunk, doc, vec
 from unifind.testing.servers import postgres_server
@@ -172,3 +173,16 @@ def test_two_migrations_of_one_collection_one_wins(store: PostgresStore, tmp_pat
     assert len(results) == 1 and results[0].verified  # type: ignore[attr-defined]
     with SQLiteStore(tmp_path / "b.sqlite") as dst:  # the lock went with the first run
         assert migrate(store, dst, "docs", home=tmp_path / "b", target="b").copied == 30
+
+
+def test_the_routing_store_holds_the_lock_of_the_store_holding_the_collection(
+    pg_url: str, tmp_path: Path
+) -> None:
+    spec = f"{pg_url}?schema=route{os.getpid()}"
+    with open_routing(spec, tmp_path) as kb, open_routing(spec, tmp_path / "other") as other:
+        kb.create_collection("docs", embedder=None, dim=None)
+        held = pytest.raises(InputError, match="being migrated")
+        with kb.migration_lock("docs"), held, other.migration_lock("docs"):
+            pass
+        with other.migration_lock("docs"):  # released with the first
+            pass
