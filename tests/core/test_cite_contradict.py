@@ -245,3 +245,23 @@ def test_the_negated_occurrence_about_the_claims_thing_decides() -> None:
     found = conflict(claim, source)
     assert found is not None and found.kind == "negation"
     assert conflict(claim.replace("not significantly ", ""), source) is None
+
+
+def test_both_sides_of_a_pair_in_the_claim_compose() -> None:
+    # "decreased weight gain" is less gain, not a claim of gain against "reduces".
+    source = "Deficiency of mast cells reduces body weight gain in mice on a Western diet."
+    assert (
+        conflict("Deficiency of mast cells leads to decreased weight gain in mice.", source) is None
+    )
+
+
+def test_a_negation_of_something_else_does_not_deny_the_claims_point() -> None:
+    source = (
+        "Major tissue-resident macrophage populations are established prior to birth and "
+        "not from circulating monocytes."
+    )
+    claim = "Major tissue-resident macrophage populations are not established prior to birth."
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "negation"
+    # A source that denies the claim's own word agrees with the denial.
+    assert conflict(claim, source.replace("are established", "are not established")) is None

@@ -100,8 +100,11 @@ def opposed(claim: str, source: str) -> tuple[Occurrence, Occurrence, int] | Non
     """A direction word of ``claim``, the source's word about the same thing on the other
     side of its pair, and how many content words they share: when every source word of
     that pair sharing the most content words with the claim's is on the other side."""
-    theirs = occurrences(source)
-    for mine in occurrences(claim):
+    theirs, ours = occurrences(source), occurrences(claim)
+    both = {o.pair for o in ours if o.side == 0} & {o.pair for o in ours if o.side == 1}
+    for mine in ours:
+        if mine.pair in both:
+            continue  # "decreased weight gain", "more or less": the sides compose
         best, winners = _closest(mine, theirs)
         if best and all(o.side != mine.side for o in winners):
             return mine, winners[0], best

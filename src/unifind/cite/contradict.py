@@ -138,9 +138,18 @@ def _polarity(claim: str, source: str, closest: bool = False) -> Conflict | None
         return None
     if closest and _ASKS.search(source):
         return None  # an aim ("to determine whether ...") states nothing to deny
-    if _has_negator(claim) and not _has_negator(source) and not _denies(source):
+    if _has_negator(claim) and not _negates_any(source, terms(claim)) and not _denies(source):
         return Conflict("negation", "the claim denies what the source states", "")
     return None
+
+
+def _negates_any(text: str, wanted: frozenset[str]) -> bool:
+    """Does a negator of ``text`` bear on a word of ``wanted`` (the claim's)? A negation of
+    something else ("established prior to birth ... and not from circulating monocytes")
+    does not deny the claim's point. Chinese: any negator."""
+    if not text.isascii():
+        return _has_negator(text)
+    return any(any(neg for neg, _ in _occurrences(text, t)) for t in wanted if t.isascii())
 
 
 # Words that deny without a negator ("failed to reduce", "was unchanged"): a source sentence
