@@ -44,11 +44,11 @@ def raw_calls(
     if store.name == "milvus":
         head = store._catch_up(coll)
         mname, client = store._ename(head[0]), store.client
-        params = {"metric_type": "IP"}
+        args = store.search_args(depth)  # the same index parameters and consistency level
 
         def raw(i: int) -> Any:  # ids and scores read as columns: the cheapest read there is
             hits = client.search(mname, data=[np.asarray(vecs[i]).tolist()], limit=depth,
-                                 search_params=params, output_fields=[])[0]  # fmt: skip
+                                 output_fields=[], **args)[0]  # fmt: skip
             return hits.ids, hits.distances
 
         return {"vector": (ours_vec, raw)}
@@ -83,13 +83,15 @@ def _postgres(
     return {"lexical": (lex, raw_lex), "vector": (vec, raw_vec)}
 
 
-def engine_memory_mb(store: KBStore) -> int | None:
-    """PostgreSQL: PSS of the postmaster and its children (a separate server); else None."""
-    if store.name != "postgres":
+def engine_memory_mb(store: KBStore, pid: int | None = None) -> int | None:
+    """PSS of a separate server and its children: PostgreSQL's postmaster, or the process
+    ``pid`` (a Milvus server); None for in-process engines."""
+    if store.name != "postgres" and pid is None:
         return None
-    conn = store._conn()  # type: ignore[attr-defined]
-    data = conn.execute("SELECT current_setting('data_directory')").fetchone()[0]
-    pid = int((Path(data) / "postmaster.pid").read_text().split()[0])
+    if pid is None:
+        conn = store._conn()  # type: ignore[attr-defined]
+        data = conn.execute("SELECT current_setting('data_directory')").fetchone()[0]
+        pid = int((Path(data) / "postmaster.pid").read_text().split()[0])
     root = psutil.Process(pid)
     total = 0
     for proc in [root, *root.children(recursive=True)]:
@@ -111,5 +113,9 @@ def on_disk_mb(store: KBStore, folder: Path) -> int:
             (store.schema,),  # type: ignore[attr-defined]
         ).fetchone()[0]
         return round(int(size) / 2**20)
+    return folder_mb(folder)
+
+
+def folder_mb(folder: Path) -> int:
     files = [p for p in folder.rglob("*") if p.is_file()]
     return round(sum(p.stat().st_size for p in files) / 2**20)

@@ -1,6 +1,7 @@
 """One store, one size, in a fresh process: ingest, latency, memory, overhead over the raw client.
 
     python bench/_stores_speed.py --store qdrant --chunks 10000 --dir /tmp/x [--pg URL]
+    python bench/_stores_speed.py --store milvus-server --milvus milvus://127.0.0.1:19530 ...
 
 Called by ``bench/stores.py --part speed`` once per (store, size), so each store's resident
 memory is its own. Synthetic chunks from ``_synth.py`` (Zipf text analysed exactly as the
@@ -35,7 +36,7 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
-from _stores_raw import engine_memory_mb, on_disk_mb, raw_calls
+from _stores_raw import engine_memory_mb, folder_mb, on_disk_mb, raw_calls
 from _synth import DIM, PrecomputedEmbedder, documents, make_vocabulary, queries, unit_vectors
 
 from unifind import KnowledgeBase, SearchRequest, load_settings
@@ -73,12 +74,16 @@ def timed(fn: Callable[[int], Any], n: int, cpu: list[float] | None = None) -> l
     return out
 
 
-def spec_for(store: str, folder: Path, pg: str | None) -> str:
+def spec_for(store: str, folder: Path, pg: str | None, milvus: str | None = None) -> str:
+    # A Milvus server outlives this process: a sidecar here, a prefix of this run's own.
+    on_server = f"{milvus}?sidecar={folder}/kb.sqlite&prefix=b{os.getpid()}_"
     return {
         "sqlite": f"sqlite://{folder}/kb.sqlite",
         "postgres": f"{pg}?schema=speed",
         "qdrant": f"qdrant://{folder}/qdrant",
         "milvus": f"milvus://{folder}/milvus",
+        "milvus-server": on_server,  # FLAT (exact), the default
+        "milvus-server-hnsw": f"{on_server}&index=HNSW",
     }[store]
 
 
@@ -166,6 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--chunks", type=int, required=True)
     p.add_argument("--dir", type=Path, required=True)
     p.add_argument("--pg", default=None)
+    p.add_argument("--milvus", default=None, help="a Milvus server's URL (milvus-server*)")
+    p.add_argument("--milvus-pid", type=int, default=None, help="its process, for its memory")
+    p.add_argument("--milvus-data", type=Path, default=None, help="its data folder, for disk")
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--pairs", type=int, default=300)
     p.add_argument(
@@ -178,7 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     an = get_analyzer("auto")
     terms = [an.terms(t) for t in texts]
     base_rss = rss_mb()
-    spec = spec_for(args.store, args.dir, args.pg)
+    spec = spec_for(args.store, args.dir, args.pg, args.milvus)
+    server_disk = folder_mb(args.milvus_data) if args.milvus_data else 0
     store = open_store(spec, args.dir)
     out: dict[str, Any] = {"store": args.store, "chunks": args.chunks}
     bulk_docs = args.bulk if hasattr(store, "upsert_documents") else 0
@@ -213,13 +222,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     out["cpu"] = {k: pcts(v) for k, v in cpu.items()}
     out["rss_mb"] = round(rss_mb() - base_rss)
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    out["engine_mb"] = engine_memory_mb(store)
+    out["engine_mb"] = engine_memory_mb(store, args.milvus_pid)
     out["disk_mb"] = on_disk_mb(store, args.dir)
+    if args.milvus_data:  # what the server's data folder grew by (WAL and segments)
+        out["disk_mb"] += folder_mb(args.milvus_data) - server_disk
     out["overhead"] = {}
     for key, (ours, raw) in raw_calls(store, COLLECTION, terms, vecs, DEPTH).items():
         out["overhead"][key] = interleaved(
             lambda i, f=ours: f(q(i)), lambda i, f=raw: f(q(i)), args.pairs
         )
+    if args.milvus:  # the server is shared by the runs: free it for the next one
+        store.delete_collection(COLLECTION)
     store.close()
     print(json.dumps(out), flush=True)
     return 0

@@ -3,6 +3,7 @@
     python bench/stores.py --part quality [--sets cranfield,cisi,...] [--embedder bge-small-en-v1.5]
     python bench/stores.py --part speed [--sizes 10000,100000] [--stores sqlite,postgres,...]
     python bench/stores.py --part speed --stores postgres --sizes 1000000 --bulk 1000
+    python bench/stores.py --part speed --stores milvus-server,milvus-server-hnsw --sizes 100000
 
 ``quality``: per set, the corpus is ingested once into the embedded SQLite store with the
 embedder behind the shared on-disk cache (``_stores_embed.py``: each text embedded once,
@@ -17,7 +18,9 @@ query vectors.
 
 ``speed``: per size and store, ``_stores_speed.py`` in a fresh process (synthetic chunks,
 random vectors; see there): ingest chunks/s, lexical / vector / hybrid p50 and p95, RSS,
-disk, and the overhead over the engine's own client, interleaved.
+disk, and the overhead over the engine's own client, interleaved. ``milvus-server`` (FLAT,
+the default index) and ``milvus-server-hnsw`` (``?index=HNSW``) run against one Milvus 2.3
+standalone server started on loopback (``unifind[milvus-server]``) for the whole run.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +51,7 @@ from unifind.embed.cached import CachedEmbedder
 from unifind.kb.base import KBStore
 from unifind.kb.migrate import migrate
 from unifind.kb.stores import open_store
-from unifind.testing.servers import postgres_server
+from unifind.testing.servers import milvus_server, postgres_server
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
@@ -151,7 +155,12 @@ def speed(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows = []
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     with tempfile.TemporaryDirectory(prefix="unifind-stores-speed-") as tmp, \
-            postgres_server(Path(tmp) / "pg") as pg:  # fmt: skip
+            postgres_server(Path(tmp) / "pg") as pg, ExitStack() as servers:  # fmt: skip
+        milvus: list[str] = []
+        if any(s.startswith("milvus-server") for s in args.stores.split(",")):
+            m = servers.enter_context(milvus_server(Path(tmp) / "milvus-server"))
+            milvus = ["--milvus", m.url, "--milvus-pid", str(m.pid),
+                      "--milvus-data", str(m.folder / "data")]  # fmt: skip
         for size in (int(s) for s in args.sizes.split(",")):
             for label in args.stores.split(","):
                 if label == "qdrant" and size > args.qdrant_max:
@@ -162,7 +171,7 @@ def speed(args: argparse.Namespace) -> list[dict[str, Any]]:
                 cmd = [sys.executable, str(HERE / "_stores_speed.py"), "--store", label,
                        "--chunks", str(size), "--dir", str(folder), "--pg", pg,
                        "--queries", str(args.queries), "--pairs", str(args.pairs),
-                       "--bulk", str(args.bulk)]  # fmt: skip
+                       "--bulk", str(args.bulk), *milvus]  # fmt: skip
                 t0 = time.perf_counter()
                 # stderr passes through: progress of long loads, and tracebacks.
                 got = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, check=False)

@@ -95,12 +95,18 @@ class TestMilvusServerStore(KBStoreConformance):
         return "unifind.kb.milvus:MilvusStore", (url(self.server, tmp_path / "spec.sqlite"),), {}
 
 
-def test_server_vector_search_goes_through_milvus(milvus: MilvusServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("index", ["FLAT", "HNSW"])
+def test_server_vector_search_goes_through_milvus(
+    milvus: MilvusServer, tmp_path: Path, index: str
+) -> None:
+    """Both index kinds on a real server (Milvus 2.3 refuses HNSW without its build
+    parameters), every search through Milvus (``exact_below=0``)."""
     from unifind.kb.milvus import MilvusStore
 
-    store = MilvusStore(url(milvus, tmp_path / "kb.sqlite"), exact_below=0)
+    store = MilvusStore(url(milvus, tmp_path / "kb.sqlite", index=index), exact_below=0)
     try:
         assert not store.lite and store.client.get_server_version().startswith("v2.")
+        assert store.index == index
         store.create_collection("docs", embedder="e", dim=4)
         store.upsert_document("docs", doc("a", tag="x"), [chunk(0, "a", vector=vec(1, 0, 0, 0))])
         store.upsert_document("docs", doc("b", tag="y"), [chunk(0, "b", vector=vec(1, 1, 0, 0))])

@@ -53,6 +53,10 @@ from unifind.types import Reason
 
 _MIN_SERVER = (2, 3)  # upsert (every write here) came in Milvus 2.3
 _NOT_LOADED = 101  # Milvus's error code for "collection not loaded" (merr, 2.3 and later)
+# Milvus 2.3 refuses an HNSW index without its build parameters (``efConstruction out of
+# range``); these are the values Milvus's own documentation uses.
+_BUILD: dict[str, dict[str, int]] = {"HNSW": {"M": 16, "efConstruction": 200}}
+_EF_MAX = 32_768  # Milvus's largest HNSW ef
 _META = 0  # entity 0 carries the applied change-log position; chunk ids start at 1
 _BATCH = 512
 _TOPK_MAX = 16_384  # Milvus refuses a larger limit
@@ -151,13 +155,30 @@ class MilvusStore(SidecarVectorStore):
             schema.add_field("vector", pm.DataType.FLOAT_VECTOR, dim=dim)
             schema.add_field("seq", pm.DataType.INT64)
             index = c.prepare_index_params()
-            index.add_index(field_name="vector", index_type=self.index, metric_type="IP")
+            index.add_index(
+                field_name="vector", index_type=self.index, metric_type="IP",
+                params=_BUILD.get(self.index, {}),
+            )  # fmt: skip
             c.create_collection(
                 mname, schema=schema, index_params=index, consistency_level="Strong"
             )
 
         self._call(make)
         self._loaded.add(mname)
+
+    def search_args(self, limit: int) -> dict[str, Any]:
+        """What a search of ``limit`` hits sends besides the query (the bench's raw client
+        sends the same). On a server, ``Session`` consistency: the search sees this client's
+        own writes (the catch-up before every query is one) without waiting for the next
+        time tick, as the collection's ``Strong`` level would (~200 ms per query: Milvus's
+        ``proxy.timeTickInterval``). Other processes' writes are applied by this process's
+        own catch-up too, and every hit is checked against the sidecar."""
+        params: dict[str, Any] = {"metric_type": "IP"}
+        if self.index == "HNSW":  # Milvus refuses ef < limit
+            params["params"] = {"ef": min(max(2 * limit, 64), _EF_MAX)}
+        if self.lite:
+            return {"search_params": params}
+        return {"search_params": params, "consistency_level": "Session"}
 
     def _loaded_call(self, mname: str, fn: Any) -> Any:
         """``fn`` (a read), loading the collection and asking again if the server says it
@@ -222,14 +243,13 @@ class MilvusStore(SidecarVectorStore):
         # The marker is dropped here rather than by a filter (a filter costs ~2 ms on Lite).
         expr = "" if allowed is None else f"id in {allowed}"
         fetch = min(want + 2, _TOPK_MAX)  # the marker, and one past the cut to see a tie
-        params = {"metric_type": "IP"}
         data = [query.tolist()]
         while True:
             res = self._loaded_call(
                 mname,
                 lambda c, n=fetch: c.search(
-                    mname, data=data, limit=n, filter=expr,
-                    search_params=params, output_fields=[],
+                    mname, data=data, limit=n, filter=expr, output_fields=[],
+                    **self.search_args(n),
                 )
             )  # fmt: skip
             got = sorted((h for h in _pairs(res[0]) if h[0] != _META), key=lambda h: (-h[1], h[0]))

@@ -110,6 +110,11 @@ class MilvusServer:
         return f"milvus://127.0.0.1:{self._server.listen_port}"
 
     @property
+    def pid(self) -> int | None:
+        proc = self._server.server_proc
+        return int(proc.pid) if proc is not None else None
+
+    @property
     def running(self) -> bool:
         return bool(self._server.running)
 
