@@ -10,134 +10,25 @@ each server dialect is skipped with the reason when its server or driver is miss
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 from unifind.db.leg import DBLeg
-from unifind.types import Principal, Reason, SearchRequest, Status
+from unifind.types import Principal, Reason, Status
 
-from ._joins_gen_schema import create, models
-
-PG_DSN = os.environ.get("UNIFIND_TEST_PG_DSN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-MYSQL_DSN = os.environ.get("UNIFIND_TEST_MYSQL_DSN", "mysql+pymysql://root@127.0.0.1:3306/test")
-
-#: Every relation of the schema, declared (DuckDB and MySQL reflect none here).
-RELATIONS: dict[str, dict[str, Any]] = {
-    "authors": {"books": {"model": "books", "type": "has_many", "key": "author_id",
-                          "foreign": "id"}},
-    "books": {"authors": {"model": "authors", "key": "id", "foreign": "author_id"},
-              "loans": {"model": "loans", "type": "has_many", "key": "book_id",
-                        "foreign": "id"}},
-    "members": {"borrowed": {"model": "loans", "type": "has_many", "key": "borrower_id",
-                             "foreign": "id"},
-                "lent": {"model": "loans", "type": "has_many", "key": "lender_id",
-                         "foreign": "id"}},
-    "loans": {"books": {"model": "books", "key": "id", "foreign": "book_id"},
-              "borrower": {"model": "members", "key": "id", "foreign": "borrower_id"},
-              "lender": {"model": "members", "key": "id", "foreign": "lender_id"}},
-}  # fmt: skip
+from ._joins_gen_schema import models
+from ._library_dialects import DIALECTS, ask, declared, library, oracle
+from ._library_dialects import sqlite_library as _sqlite
 
 
-def declared(schema: str | None = None, *, tenant: bool = False) -> dict[str, Any]:
-    out = models(schema, tenant=tenant)
-    for name, rels in RELATIONS.items():
-        out[name]["relations"] = rels
-    return out
-
-
-def _sqlite(tmp: Path) -> Iterator[tuple[str, str | None]]:
-    url = f"sqlite:///{tmp / 'library.sqlite'}"
-    engine = sa.create_engine(url)
-    create(engine)
-    engine.dispose()
-    yield url, None
-
-
-def _pg() -> Iterator[tuple[str, str | None]]:
-    pytest.importorskip("psycopg", reason='the PostgreSQL driver: pip install "unifind[postgres]"')
-    engine = sa.create_engine(PG_DSN, connect_args={"connect_timeout": 3})
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
-    except sa.exc.OperationalError as exc:
-        engine.dispose()
-        pytest.skip(f"no PostgreSQL server at {PG_DSN} (UNIFIND_TEST_PG_DSN): {exc.orig}")
-    schema = f"unifind_absent_{secrets.token_hex(4)}"
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    create(engine, schema)
-    try:
-        yield PG_DSN, schema
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
-
-
-def _mysql() -> Iterator[tuple[str, str | None]]:
-    pytest.importorskip("pymysql", reason='the MySQL driver: pip install "unifind[mysql]"')
-    admin = sa.create_engine(MYSQL_DSN, connect_args={"connect_timeout": 3})
-    try:
-        with admin.connect() as conn:
-            conn.exec_driver_sql("SELECT 1")
-    except sa.exc.OperationalError as exc:
-        admin.dispose()
-        pytest.skip(f"no MySQL/MariaDB server at {MYSQL_DSN} (UNIFIND_TEST_MYSQL_DSN): {exc.orig}")
-    name = f"unifind_absent_{secrets.token_hex(4)}"
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f"CREATE DATABASE `{name}`")
-    url = sa.make_url(MYSQL_DSN).set(database=name).render_as_string(hide_password=False)
-    writer = sa.create_engine(url)
-    create(writer)
-    writer.dispose()
-    try:
-        yield url, None
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f"DROP DATABASE `{name}`")
-        admin.dispose()
-
-
-def _duckdb(tmp: Path) -> Iterator[tuple[str, str | None]]:
-    pytest.importorskip("duckdb_engine", reason='DuckDB: pip install "unifind[duckdb]"')
-    url = f"duckdb:///{tmp / 'library.duckdb'}"
-    writer = sa.create_engine(url)
-    create(writer)
-    writer.dispose()
-    yield url, None
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql", "mysql", "duckdb"])
+@pytest.fixture(scope="module", params=DIALECTS)
 def db(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, str | None]]:
-    tmp = tmp_path_factory.mktemp(request.param)
-    gen = {"sqlite": lambda: _sqlite(tmp), "postgresql": _pg, "mysql": _mysql,
-           "duckdb": lambda: _duckdb(tmp)}[request.param]()  # fmt: skip
-    yield next(gen)
-    next(gen, None)
-
-
-def oracle(url: str, schema: str | None, sql: str) -> list[Any]:
-    engine = sa.create_engine(url)
-    try:
-        with engine.connect() as conn:
-            if schema:
-                conn.execute(sa.text(f'SET search_path TO "{schema}"'))
-            return [r[0] for r in conn.execute(sa.text(sql))]
-    finally:
-        engine.dispose()
-
-
-async def ask(leg: DBLeg, question: str, principal: Principal | None = None, **kw: Any) -> Any:
-    return await leg.search(SearchRequest(type="db", query=question, limit=100, **kw),
-                            principal=principal)  # fmt: skip
+    yield from library(request.param, tmp_path_factory.mktemp(request.param))
 
 
 def absent_note(res: Any) -> str:
