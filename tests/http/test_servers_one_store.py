@@ -250,7 +250,7 @@ def test_a_server_killed_mid_ingest_loses_nothing_and_duplicates_nothing(
     a, b, (_, key) = cluster.a, cluster.b, tenant_key
     call(a, key, "POST", "/v1/collections", json={"name": "bulk"})
     text = " ".join(f"word{i % 97} filler{i % 13}" for i in range(150))
-    docs = [{"document_id": f"d{i:04d}", "text": f"doc {i} {text}"} for i in range(600)]
+    docs = [{"document_id": f"d{i:04d}", "text": f"doc {i} {text}"} for i in range(300)]
     cut: list[BaseException] = []
 
     def send() -> None:
