@@ -47,6 +47,9 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+import sqlglot
+from sqlglot import exp
+
 from unifind.db.leg import DBLeg
 from unifind.types import SearchRequest
 
@@ -110,6 +113,11 @@ def question_type(sql: str) -> str:
     return "other"
 
 
+#: An ISO datetime as the leg returns it ('1972-03-31T09:47:22') and as SQLite stores it
+#: ('1972-03-31 09:47:22') is one value.
+_ISO_T = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)")
+
+
 def _norm(v: Any) -> Any:
     if isinstance(v, bool):
         return int(v)
@@ -117,15 +125,22 @@ def _norm(v: Any) -> Any:
         return round(float(v), 4)
     if isinstance(v, bytes):
         return v.hex()
-    return v if v is None else str(v)
+    return v if v is None else _ISO_T.sub(r"\1 \2", str(v))
 
 
 def _key(v: Any) -> tuple[int, str]:
     return (0, "") if v is None else (1, repr(v))
 
 
-def matches(gold: Sequence[tuple[Any, ...]], pred: Sequence[dict[str, Any]], ordered: bool) -> bool:
-    """Some choice of predicted columns, one per gold column, reproduces the gold rows."""
+def matches(
+    gold: Sequence[tuple[Any, ...]], pred: Sequence[dict[str, Any]], ordered: bool,
+    keys: Sequence[tuple[Any, ...]] | None = None,
+) -> bool:  # fmt: skip
+    """Some choice of predicted columns, one per gold column, reproduces the gold rows.
+
+    ``keys``: each gold row's ORDER BY values (:func:`sort_keys`). Rows an ORDER BY leaves
+    tied come out in whatever order the engine's scan gave them; an ordered prediction may
+    order tied rows any way (the gold's order among them is arbitrary)."""
     if len(gold) != len(pred):
         return False
     if not gold:
@@ -136,7 +151,7 @@ def matches(gold: Sequence[tuple[Any, ...]], pred: Sequence[dict[str, Any]], ord
     golds = [[_norm(r[j]) for r in gold] for j in range(width)]
 
     def same(a: list[Any], b: list[Any]) -> bool:
-        return a == b if ordered else sorted(a, key=_key) == sorted(b, key=_key)
+        return sorted(a, key=_key) == sorted(b, key=_key)
 
     candidates = [[n for n in names if same(cols[n], golds[j])] for j in range(width)]
     if any(not c for c in candidates):
@@ -144,9 +159,42 @@ def matches(gold: Sequence[tuple[Any, ...]], pred: Sequence[dict[str, Any]], ord
     want = [tuple(g[i] for g in golds) for i in range(len(gold))]
     for choice in _choices(candidates):
         got = [tuple(cols[n][i] for n in choice) for i in range(len(pred))]
-        if same(got, want):  # type: ignore[arg-type]
+        if not same(got, want):  # type: ignore[arg-type]
+            continue
+        if not ordered or got == want or (keys is not None and _tied(got, want, keys)):
             return True
     return False
+
+
+def _tied(got: list[tuple[Any, ...]], want: list[tuple[Any, ...]],
+          keys: Sequence[tuple[Any, ...]]) -> bool:  # fmt: skip
+    """``got`` orders the rows as ``want`` does, up to rows with equal sort keys."""
+    start = 0
+    for k in range(1, len(want) + 1):
+        if k == len(want) or keys[k] != keys[start]:
+            if Counter(got[start:k]) != Counter(want[start:k]):
+                return False
+            start = k
+    return True
+
+
+def sort_keys(conn: sqlite3.Connection, sql: str, gold: list[tuple[Any, ...]]) -> list[Any] | None:
+    """Each gold row's ORDER BY values: the gold query with its sort expressions appended to
+    its columns (sqlglot). None when that can't be done exactly (a set operation, a sort by
+    position, rows that change)."""
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+        order = tree.args.get("order") if isinstance(tree, exp.Select) else None
+        if order is None or any(isinstance(o.this, exp.Literal) for o in order.expressions):
+            return None
+        keyed = tree.select(*(o.this.copy() for o in order.expressions), append=True)
+        rows = [tuple(r) for r in conn.execute(keyed.sql(dialect="sqlite"))]
+    except (sqlglot.errors.SqlglotError, sqlite3.Error):
+        return None
+    width = len(gold[0]) if gold else 0
+    if [r[:width] for r in rows] != gold:
+        return None
+    return [r[width:] for r in rows]
 
 
 def _choices(candidates: list[list[str]], cap: int = 512) -> Iterable[tuple[str, ...]]:
@@ -156,14 +204,17 @@ def _choices(candidates: list[list[str]], cap: int = 512) -> Iterable[tuple[str,
         yield choice
 
 
-def classify(result: Any, gold: list[tuple[Any, ...]], ordered: bool) -> tuple[str, list[Any]]:
+def classify(
+    result: Any, gold: list[tuple[Any, ...]], ordered: bool,
+    keys: list[tuple[Any, ...]] | None = None,
+) -> tuple[str, list[Any]]:  # fmt: skip
     rows = [dict(i.data or {}) for i in result.items]
     notes = [n for n in result.notes if not any(w in n for w in _NO_WARNING)]
     answered = any(r.status.value == "ok" for r in result.reports)
     off_topic = any(_NOT_ABOUT in n for n in result.notes) and not notes
     if not rows and (not answered or off_topic):
         return "refused", rows
-    if answered and matches(gold, rows, ordered):
+    if answered and matches(gold, rows, ordered, keys):
         return "correct", rows
     if result.status.value == "partial" or any(_UNDERSTOOD.search(n) for n in notes):
         return "partial_note", rows
@@ -189,10 +240,11 @@ async def run_db(
         for q in questions:
             gold = [tuple(r) for r in conn.execute(q["query"])] if q["gold_exec_ok"] else []
             ordered = "ORDER BY" in " ".join(q["query"].upper().split())
+            keys = sort_keys(conn, q["query"], gold) if ordered and gold else None
             for mode in modes:
                 if mode == "told" and not q["single_table"]:
                     continue
-                out.append(await _one(leg, q, mode, gold, ordered, schema, verbose))
+                out.append(await _one(leg, q, mode, (gold, keys), ordered, schema, verbose))
     finally:
         leg.close()
         conn.close()
@@ -200,9 +252,11 @@ async def run_db(
 
 
 async def _one(
-    leg: DBLeg, q: dict[str, Any], mode: str, gold: list[tuple[Any, ...]], ordered: bool,
+    leg: DBLeg, q: dict[str, Any], mode: str,
+    golds: tuple[list[tuple[Any, ...]], list[Any] | None], ordered: bool,
     schema: dict[str, Any], verbose: bool,
 ) -> dict[str, Any]:  # fmt: skip
+    gold, keys = golds
     tables = {t.lower(): t for t in schema["table_names_original"]}
     told = (tables.get(q["tables_used"][0].lower(), q["tables_used"][0]),)
     req = SearchRequest(type="db", query=q["question"], limit=1000,
@@ -213,7 +267,7 @@ async def _one(
                            "empty_gold": not gold, "excluded": not q["gold_exec_ok"]}  # fmt: skip
     try:
         result = await leg.search(req)
-        rec["outcome"], rows = classify(result, gold, ordered)
+        rec["outcome"], rows = classify(result, gold, ordered, keys)
         rec["models"] = sorted({i.model for i in result.items if i.model})
         rec["notes"], rec["dsl"], rec["status"] = (
             list(result.notes),

@@ -121,6 +121,10 @@ class Model(BaseModel):
     """Lower-cased words found in the searchable columns (filled by introspection)."""
     vocabulary_complete: bool = Field(default=False, exclude=True)
     """True when every row was read: a word outside ``vocabulary`` matches no row."""
+    cells: dict[str, tuple[tuple[str, str], ...]] = Field(default_factory=dict, exclude=True)
+    """Short whole values of the searchable columns (lower case, one space) → the
+    ``(column, stored value)`` pairs holding them, read with ``vocabulary``: a question
+    naming one ("Nancy Edwards", "Male") is bound to its column, not searched as words."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -396,28 +400,39 @@ def _sample(conn: sa.Connection, model: Model) -> Model:
                 continue
         values = {v: () for v in sorted(found[:SAMPLE_LIMIT]) if v.strip()}
         columns[col.name] = col.model_copy(update={"values": values})
-    vocab, complete = _vocabulary(conn, table, model)
-    return model.model_copy(
-        update={"columns": columns, "vocabulary": vocab, "vocabulary_complete": complete}
-    )
+    vocab, complete, cells = _vocabulary(conn, table, model)
+    update = {"columns": columns, "vocabulary": vocab, "vocabulary_complete": complete}
+    return model.model_copy(update={**update, "cells": cells})
 
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#.'-]*[a-z0-9+#]|[a-z0-9]|[\u3400-\u9fff]+")
 
 
+#: A cell this short (characters, words) may be named whole in a question; longer text is
+#: only searched.
+CELL_CHARS, CELL_WORDS = 40, 5
+
+
 def _vocabulary(
     conn: sa.Connection, table: sa.TableClause, model: Model
-) -> tuple[frozenset[str], bool]:
-    cols = [table.c[c.name] for c in model.searchable]
-    if not cols:
-        return frozenset(), True
-    found = conn.execute(sa.select(*cols).limit(VOCAB_ROWS + 1)).all()
+) -> tuple[frozenset[str], bool, dict[str, tuple[tuple[str, str], ...]]]:
+    searchable = model.searchable
+    if not searchable:
+        return frozenset(), True, {}
+    found = conn.execute(sa.select(*(table.c[c.name] for c in searchable))
+                         .limit(VOCAB_ROWS + 1)).all()  # fmt: skip
     words: set[str] = set()
+    cells: dict[str, dict[tuple[str, str], None]] = {}
     for row in found[:VOCAB_ROWS]:
-        for cell in row:
-            if cell is not None:
-                words.update(_WORD.findall(unicodedata.normalize("NFKC", str(cell)).lower()))
-    return frozenset(words), len(found) <= VOCAB_ROWS
+        for col, cell in zip(searchable, row, strict=True):
+            if cell is None:
+                continue
+            text = " ".join(unicodedata.normalize("NFKC", str(cell)).lower().split())
+            words.update(_WORD.findall(text))
+            if len(text) <= CELL_CHARS and text.count(" ") < CELL_WORDS and _WORD.search(text):
+                cells.setdefault(text, {})[(col.name, str(cell))] = None
+    whole = {k: tuple(v) for k, v in cells.items()}
+    return frozenset(words), len(found) <= VOCAB_ROWS, whole
 
 
 _SA_TYPES: dict[str, Any] = {

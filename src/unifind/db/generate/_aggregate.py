@@ -188,20 +188,26 @@ def _asks_value(scan: Scan, m: re.Match[str], span: tuple[int, int], nouns: froz
 
 
 def _groups(scan: Scan, senses: dict[str, Sense]) -> tuple[list[str], list[tuple[int, int]]]:
-    groups: list[str] = []
-    spans: list[tuple[int, int]] = []
+    found: list[tuple[tuple[int, int], str]] = []
     for sense in senses.values():
-        if sense.column.type not in ("string", "boolean") or sense.column.name in groups:
+        if sense.column.type not in ("string", "boolean"):
             continue
         for word in sense.words:
             w = re.escape(word)
             pattern = re.compile(rf"{_GROUP_EN}{w}(?:e?s)?(?![a-z])|{_GROUP_ZH}{w}")
             m = pattern.search(scan.rest)
             if m:
-                groups.append(sense.column.name)
-                spans.append(m.span())
+                found.append((m.span(), sense.column.name))
                 break
-    return groups, spans
+    # "for each product type": product_type_code, not also product_name ("product").
+    groups: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for span, name in sorted(found, key=lambda f: (f[0][0] - f[0][1], f[0][0])):
+        if not any(span[0] < e and s < span[1] for s, e in spans):
+            groups.append(name)
+            spans.append(span)
+    order = sorted(range(len(spans)), key=lambda i: spans[i][0])
+    return [groups[i] for i in order], [spans[i] for i in order]
 
 
 def measure(

@@ -123,8 +123,8 @@ def loose_group(
         # "for each year": the group is the column named right after; "for each apartment"
         # (the model itself) asks per row: no group, and "each" stays to be reported.
         after = scan.text[each[0].end() :]
-        named = [c for w, c in words.items()
-                 if re.match(rf"\s+(?:the\s+)?{plural(w)}(?![a-z])", after)]  # fmt: skip
+        named = [c for w, c in words.items() if c not in used
+                 and re.match(rf"\s+(?:the\s+)?{plural(w)}(?![a-z])", after)]  # fmt: skip
         per_row = any(re.match(rf"\s+(?:the\s+)?{plural(n)}(?![a-z])", after)
                       for n in nouns if n.isascii() and len(n) > 2)  # fmt: skip
         others = any(m[0] not in _EACH for m in _CUE.finditer(scan.text))

@@ -32,8 +32,9 @@ _THE = r"(?:(?:the|their|its|his|her)\s+)?"
 
 
 @functools.lru_cache(maxsize=512)
-def _patterns(cols: str) -> tuple[re.Pattern[str], ...]:
-    col = rf"(?P<col>{cols})(?![a-z])"
+def _patterns(cols: str, nouns: str) -> tuple[re.Pattern[str], ...]:
+    # The model's noun may stand before its column: "in descending order of building height".
+    col = rf"(?:(?:{nouns})\s+)?(?P<col>{cols})(?![a-z])" if nouns else rf"(?P<col>{cols})(?![a-z])"
     tail = (
         rf"(?:\s*,?\s*(?:in\s+|and\s+)?(?:the\s+|an?\s+)?(?:(?P<d2>{_DIR})(?![a-z])"
         r"(?:\s+order)?))?"
@@ -72,7 +73,9 @@ def read_sort(
         return []
     alternation = "|".join(plural(p) for p in sorted(phrases, key=len, reverse=True))
     out: list[tuple[str, str]] = []
-    for pattern in _patterns(alternation):
+    named = "|".join(re.escape(n) for n in sorted(nouns, key=len, reverse=True)
+                     if n.isascii() and len(n) > 2)  # fmt: skip
+    for pattern in _patterns(alternation, named):
         for m in scan.find(pattern):
             direction = _direction(m["d1"] or m.groupdict().get("d2"))
             out.append((_column(phrases, m["col"]), direction))
@@ -125,7 +128,9 @@ def _phrases(senses: dict[str, Sense]) -> dict[str, str]:
 def _nearest_before(
     scan: Scan, start: int, senses: dict[str, Sense], nouns: frozenset[str], *, alphabetical: bool
 ) -> str | None:
-    """The column named last before ``start`` (a text column for "alphabetical")."""
+    """The column named last before ``start``; for "alphabetical", the text column named
+    first: the thing listed ("the last names of faculties in building Barton in
+    alphabetic order" sorts the names, not the building the condition fixes)."""
     best: tuple[int, str] | None = None
     before = scan.text[:start]
     for sense in senses.values():
@@ -138,6 +143,9 @@ def _nearest_before(
             if not word.isascii() or len(word) < 2 or word in nouns:
                 continue
             for hit in re.finditer(rf"(?<![a-z]){plural(word)}(?![a-z])", before):
-                if best is None or hit.end() > best[0]:
-                    best = (hit.end(), sense.column.name)
+                if hit[0] in nouns:
+                    continue  # "addresses" names the model, not other_address_details
+                key = -hit.start() if alphabetical else hit.end()
+                if best is None or key > best[0]:
+                    best = (key, sense.column.name)
     return best[1] if best else None

@@ -22,6 +22,9 @@ _PATTERNS = (
                           rf"with\s+{_KIND}(?:{_QUOTED}|(?<=letter )(?P<w>[a-z0-9])(?![a-z0-9]))")),
     ("ends", re.compile(rf"(?<![a-z])(?:end|ends|ending)\s+with\s+{_KIND}"
                         rf"(?:{_QUOTED}|(?<=letter )(?P<w>[a-z0-9])(?![a-z0-9]))")),
+    # "artists that have "a" in their names": the column is named after the quote.
+    ("contains", re.compile(rf"(?<![a-z])(?:have|has|having|with)\s+{_KIND}{_QUOTED}\s+in\s+"
+                            rf"(?:the\s+|their\s+|its\s+|his\s+|her\s+)?(?P<after>[a-z]+)")),
 )  # fmt: skip
 
 
@@ -31,7 +34,8 @@ def read_text_conditions(scan: Scan, senses: dict[str, Sense], title: str | None
     for kind, pattern in _PATTERNS:
         for m in scan.find(pattern):
             value = m["v"] or m.groupdict().get("w")
-            column = _named_before(scan, m.start(), senses) or title
+            at = m.end() if m.groupdict().get("after") else m.start()
+            column = _named_before(scan, at, senses) or title
             if not value or column is None:
                 continue
             text = (

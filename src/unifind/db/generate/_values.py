@@ -43,12 +43,23 @@ def _phrases(senses: dict[str, Sense]) -> list[tuple[str, Sense, str]]:
 
 
 def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
-    """Consume named values; several for one column mean any of them; negated ones none."""
+    """Consume named values; several for one column mean any of them; negated ones none.
+    A value of several columns binds the one the question names, else any of them."""
     picked: dict[tuple[str, bool], list[str]] = {}
-    for phrase, sense, value in _phrases(senses):
+    either: list[Where] = []
+    phrases = _phrases(senses)
+    for phrase, sense, value in phrases:
         if not normalise(phrase):
             continue
+        owners = _owners(phrase, phrases, scan.text)
         for m in scan.find(phrase_pattern(phrase)):
+            if len(owners) > 1:
+                if len(normalise(phrase)) > 1 and not NEG.search(scan.rest[: m.start()]):
+                    scan.consume(*m.span())
+                    either.append(_any_of(owners))
+                continue
+            if owners and owners[0][0] is not sense:
+                continue  # the column the question names holds it too
             start = m.start()
             if len(normalise(phrase)) == 1 and not is_cjk(phrase[0]):
                 named = _named_before(scan, start, sense)
@@ -66,7 +77,33 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
             out.append(Where(field=name, op="!=" if negated else "=", value=values[0]))
         else:
             out.append(Where(field=name, op="notin" if negated else "in", value=values))
-    return out
+    return out + either
+
+
+def _owners(
+    phrase: str, phrases: list[tuple[str, Sense, str]], text: str
+) -> list[tuple[Sense, str]]:
+    """The columns holding ``phrase`` as a value: the one the question names when exactly
+    one is named ("whose home city is Paris"), else all of them ("staff in Paris")."""
+    key = normalise(phrase)
+    owners = {id(s): (s, v) for p, s, v in phrases if normalise(p) == key}
+    found = list(owners.values())
+    if len(found) < 2:
+        return found
+    named = [(s, v) for s, v in found if _names(s, text)]
+    return named if len(named) == 1 else found
+
+
+def _names(sense: Sense, text: str) -> bool:
+    return any(phrase_pattern(w).search(text) for w in sense.words if len(w) > 2)
+
+
+def _any_of(owners: list[tuple[Sense, str]]) -> Where:
+    conds = tuple(
+        Where.model_validate({"field": s.column.name, "value": v, "or": i > 0})
+        for i, (s, v) in enumerate(owners)
+    )
+    return Where(wheres=conds)
 
 
 def _named_before(scan: Scan, start: int, sense: Sense) -> int | None:

@@ -19,13 +19,14 @@ import dataclasses
 import datetime as dt
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from unifind.db.compile import like_pattern
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
 from unifind.db.generate._account import TOKEN, Ledger, name_uses
 from unifind.db.generate._aggregate import Aggregation, read_aggregation
+from unifind.db.generate._cells import read_cells
 from unifind.db.generate._comparative import read_comparatives
 from unifind.db.generate._dates import DateCondition, read_dates
 from unifind.db.generate._group import loose_group, read_top_group
@@ -61,6 +62,8 @@ STOPWORDS = frozenset(
         "cost", "costs",  # the verb before an amount ("that cost under $50"); a column's
         # word "cost" is still read as that column
         "yet", "still", "already", "ever", "currently",
+        "every",  # a quantifier like "all" ("list every album's title"); "for every X"
+        # is read as a group before
     )
 )
 # fmt: on
@@ -164,9 +167,12 @@ class BuiltinGenerator:
         agg = shape.agg
         if agg and not agg.groups and not agg.havings:
             used = {w.field for w in wheres if w.field}
+            used |= {a.field for a in agg.aggregates if a.field}  # avg(X) per X is X itself
             if group := loose_group(scan, senses, used, known):
                 agg = Aggregation(agg.aggregates, (group,))
         ledger.mark("group")
+        wheres += [c.where for c in read_cells(scan, model, senses, _function_or_name(model))]
+        ledger.mark("value")
         words = _Words.read(scan, senses, model, known)
         ledger.mark("column")
         understood = bool(wheres or shape.orders or agg or shape.limit)
@@ -195,7 +201,7 @@ class BuiltinGenerator:
             aggregates=agg.aggregates if agg else (),
             groups=agg.groups if agg else (),
             havings=agg.havings if agg else (),
-            orders=_orders(shape.orders, agg),
+            orders=_orders(_ranked(shape, agg), agg),
             limit=shape.limit,
         )
         dsl = validate_dsl(dsl, model, scope)
@@ -357,6 +363,14 @@ def _unread_use(columns: tuple[str, ...], conditions: int) -> str:
     return f"names {', '.join(columns)}, which the answer does not use"
 
 
+def _ranked(shape: _Shape, agg: Aggregation | None) -> list[Ordering]:
+    """ "the top 5 countries by number of invoices": groups cut to a number are ranked by
+    their aggregate; a limit alone would keep 5 arbitrary groups (issue #19: silent wrong)."""
+    if shape.limit and not shape.orders and agg and agg.groups and len(agg.aggregates) == 1:
+        return [Ordering(agg.aggregates[0].name, "desc")]
+    return shape.orders
+
+
 def _orders(orders: list[Ordering], agg: Aggregation | None) -> tuple[Order, ...]:
     """Sort keys; over groups only the group columns can be sorted (each once)."""
     names = {a.name for a in agg.aggregates} if agg else set()
@@ -418,12 +432,21 @@ def _measure_nouns(scan: Scan, senses: dict[str, Sense]) -> None:
     measure noun names that column; the noun is read here, before "count" can become a
     count of rows ("the highest page count" is max(pages))."""
     for sense in senses.values():
-        if sense.column.type not in ("integer", "number"):
+        numeric = sense.column.type in ("integer", "number")
+        if not numeric and sense.column.type != "string":
             continue
         for word in sense.words:
-            pattern = _counted(word)
+            # "phone number", "room number": a text column's word and "number" name it.
+            pattern = _counted(word) if numeric else _numbered(word)
             for m in pattern.finditer(scan.rest) if pattern is not None else ():
                 scan.consume(*m.span("noun"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _numbered(word: str) -> re.Pattern[str] | None:
+    if " " in word or not word.isalpha():
+        return None
+    return re.compile(rf"(?<![a-z]){re.escape(word)}\s+(?P<noun>numbers?)(?![a-z])")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -507,6 +530,15 @@ def _keywords(scan: Scan, model: Model) -> list[str]:
             if word not in out:
                 out.append(word)
     return out
+
+
+def _function_or_name(model: Model) -> Callable[[str], bool]:
+    """Words that can't begin or end a stored value named in a question."""
+    return lambda word: word in STOPWORDS or word in _NO_VALUE or _is_alias(word, model)
+
+
+#: Words that ask, count or point; never the edge of a value the question names.
+_NO_VALUE = frozenset(("each", "every", "number", "total", "count", "average", "name", "names"))
 
 
 def _is_alias(word: str, model: Model) -> bool:
