@@ -130,6 +130,8 @@ def read_with_joins(
         alt = read(question, view.model, strict, models, blank)
     except GenerationError:
         return _plain(plain, error)
+    if blank is None:
+        alt = _per_record(read, question, model, view, alt, strict, models)
     if count is not None:
         made = _counted(alt.dsl, model, view, count, models)
     elif absent is not None:
@@ -146,6 +148,51 @@ def read_with_joins(
     if alt.off_topic:
         return _plain(plain, error)
     return dataclasses.replace(alt, dsl=dsl, notes=(*alt.notes, note))
+
+
+#: "for each country", "per race", "for different lots": one answer per record of the model.
+_PER = re.compile(r"(?<![a-z])(?:for\s+|in\s+)?(?:each|every|per|different)\s+")
+
+
+def _per_record(
+    read: Read, question: str, model: Model, view: JoinedView, alt: Generation,
+    strict: bool, models: Mapping[str, Model],
+) -> Generation:  # fmt: skip
+    """An aggregate over a has_many relation's column ("the average speed of roller
+    coasters") asked "for each <the model's noun>": grouped per record of the model (its
+    key among the groups), the phrase read. Otherwise ``alt`` as it was."""
+    dsl = alt.dsl
+    if not _over_one_path(dsl, view) or dsl.groups or model.primary_key not in model.columns:
+        return alt
+    scan = Scan(question)
+    for m in scan.find(_PER):
+        after = scan.rest[m.end() :]
+        noun = re.match(r"[a-z]+(?: [a-z]+){0,2}", after)
+        if noun is None:
+            continue
+        words = noun[0].split()
+        for n in range(len(words), 0, -1):
+            phrase = " ".join(words[:n])
+            if phrase in _nouns(model):
+                try:
+                    again = read(question, view.model, strict, models,
+                                 (m.start(), m.end() + len(phrase)))  # fmt: skip
+                except GenerationError:
+                    return alt
+                if not _over_one_path(again.dsl, view) or again.dsl.groups:
+                    return alt
+                grouped = again.dsl.model_copy(update={"groups": tuple(model.columns)})
+                return dataclasses.replace(again, dsl=grouped)
+    return alt
+
+
+def _over_one_path(dsl: QueryDSL, view: JoinedView) -> bool:
+    """Aggregates only, each over a column of one has_many path."""
+    paths = {a.field.rsplit(".", 1)[0] for a in dsl.aggregates if a.field and "." in a.field}
+    if not dsl.aggregates or len(paths) != 1 or any(a.field is None for a in dsl.aggregates):
+        return False
+    path = next(iter(paths))
+    return path in view.paths and view.many(path)
 
 
 def _plain(plain: Generation | None, error: GenerationError | None) -> Generation:

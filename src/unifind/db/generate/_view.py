@@ -245,7 +245,9 @@ def finish(dsl: QueryDSL, model: Model, view: JoinedView, text: str) -> tuple[Qu
             used = joined_relations(dsl)
     many = [r for r in used if view.many(r)]
     if many:
-        if dsl.aggregates:
+        if dsl.aggregates and _over_related(dsl, many):
+            pass  # each related row once: "the average speed of the roller coasters"
+        elif dsl.aggregates:
             if any(a.fn != "count" or a.field is not None for a in dsl.aggregates):
                 return None  # sum/avg/min/max over repeated rows: not offered
             if model.primary_key is None or dsl.groups:
@@ -259,6 +261,15 @@ def finish(dsl: QueryDSL, model: Model, view: JoinedView, text: str) -> tuple[Qu
         else:
             dsl = dsl.model_copy(update={"distinct": True})
     return dsl.model_copy(update={"model": model.name}), join_note(model, view, used)
+
+
+def _over_related(dsl: QueryDSL, many: list[str]) -> bool:
+    """Every aggregate reads a column of the one has_many path the query follows: the join
+    gives each related row once (per record of the model), so sum/avg/min/max over it are
+    right, grouped by the model's columns or not."""
+    if len(many) != 1:
+        return False
+    return all(a.field is not None and a.field.rsplit(".", 1)[0] == many[0] for a in dsl.aggregates)
 
 
 def join_note(model: Model, view: JoinedView, used: list[str]) -> str:
