@@ -78,7 +78,7 @@ class MilvusServer:
 
     Milvus 2.3 binds its gRPC ports on every interface (it has no listen-address setting:
     ``<component>.ip`` only sets the address the components advertise, set to 127.0.0.1
-    here); its embedded etcd listens on loopback only.
+    here); its embedded etcd listens on loopback only, on ports of its own.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -98,6 +98,10 @@ class MilvusServer:
                     sock.close()
                     return None
                 return sock
+
+            def write_config(self) -> None:
+                super().write_config()
+                _embedded_etcd_ports(Path(self.base_data_dir), int(self.get("etcd_port")))
 
         self.folder = folder
         self._server = Server(Config(), data_dir=str(folder))
@@ -129,6 +133,31 @@ class MilvusServer:
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 1 s: as abrupt as a crash)."""
         self._server.stop()
+
+
+def _embedded_etcd_ports(base: Path, client: int) -> None:
+    """Point Milvus's embedded etcd at its own ports through an etcd config file: without
+    one it listens on 2379 and 2380 whatever ``etcd.endpoints`` says, so a second server on
+    the machine (another test run, a benchmark) never started. The peer port is kept
+    across restarts (etcd's data remembers it)."""
+    peer_file = base / "configs" / "etcd-peer-port"
+    if not peer_file.exists():
+        peer_file.write_text(str(free_port()), encoding="utf-8")
+    peer = int(peer_file.read_text(encoding="utf-8"))
+    etcd = base / "configs" / "etcd.yaml"
+    etcd.write_text(
+        f"listen-client-urls: http://127.0.0.1:{client}\n"
+        f"advertise-client-urls: http://127.0.0.1:{client}\n"
+        f"listen-peer-urls: http://127.0.0.1:{peer}\n"
+        f"initial-advertise-peer-urls: http://127.0.0.1:{peer}\n"
+        f"initial-cluster: default=http://127.0.0.1:{peer}\n",
+        encoding="utf-8",
+    )
+    milvus = base / "configs" / "milvus.yaml"
+    lines = milvus.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = lines.index("etcd:\n") + 1
+    lines[at:at] = ["  config:\n", f"    path: {etcd}\n"]
+    milvus.write_text("".join(lines), encoding="utf-8")
 
 
 @contextmanager
