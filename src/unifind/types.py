@@ -66,7 +66,8 @@ class Overall(StrEnum):
 
 
 class _Value(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first use, not at import (#18: start-up): a plan needs few of these.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Match(_Value):

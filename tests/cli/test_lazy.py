@@ -170,3 +170,33 @@ def test_a_search_does_not_scan_every_package_for_pydantic_plugins(kb_home: Path
     env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
     assert _plugin_scans(argv, env) == 0
     assert _plugin_scans(argv, {**env, "PYDANTIC_DISABLE_PLUGINS": ""}) == 1  # the user's wins
+
+
+def _built_after(argv: list[str], module: str, names: tuple[str, ...]) -> list[str]:
+    """Which of ``module``'s pydantic models ``names`` were built after ``unifind argv``."""
+    code = (
+        f"import importlib\nfrom unifind.cli import app\n"
+        f"try:\n    app({argv!r})\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        f"m = importlib.import_module({module!r})\n"
+        f"print('BUILT:' + ','.join(n for n in {names!r} if getattr(m, n).__pydantic_complete__))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return list(filter(None, out.stdout.rsplit("BUILT:", 1)[1].strip().split(",")))
+
+
+# Models are built on first use (pydantic's defer_build, #18), not at import: building
+# one costs about a millisecond, and each command uses a few of them.
+
+
+def test_a_text_search_builds_only_the_operation_models_it_uses(kb_home: Path) -> None:
+    argv = ["search", "refunds", "--kb", "handbook", "--mode", "text"]
+    names = ("SearchInput", "SearchOutput", "CollectionOut", "IngestOutput", "Readiness")
+    assert _built_after(argv, "unifind.ops.models", names) == ["SearchInput", "SearchOutput"]
+
+
+def test_a_plan_builds_only_the_agent_and_core_models_it_uses(kb_home: Path) -> None:
+    argv = ["ask", "hi there", "--plan", "--json"]
+    names = ("Plan", "Answer", "CitationReport", "Verdict")
+    assert _built_after(argv, "unifind.agent.models", names) == ["Plan"]
+    names = ("SearchResult", "SearchResults", "Item", "LegReport")  # a plan searches nothing
+    assert _built_after(argv, "unifind.types", names) == []

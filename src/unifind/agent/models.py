@@ -14,7 +14,12 @@ MAX_MESSAGE_CHARS = 8_000
 documents as parts."""
 
 
-class Part(BaseModel):
+class _Model(BaseModel):
+    # Built on first use, not at import (#18: start-up): a plan needs Part and Plan only.
+    model_config = ConfigDict(defer_build=True)
+
+
+class Part(_Model):
     """Data the user attached to the message: searched first, as ``source=user``."""
 
     model_config = ConfigDict(extra="forbid")
@@ -33,7 +38,7 @@ class Part(BaseModel):
         return "url" if self.url is not None else "file" if self.file is not None else "text"
 
 
-class Plan(BaseModel):
+class Plan(_Model):
     """What ``ask`` will do before it searches (``unifind ask --plan --json``)."""
 
     search: bool
@@ -58,7 +63,7 @@ class Plan(BaseModel):
         return data
 
 
-class Unsupported(BaseModel):
+class Unsupported(_Model):
     """A cited sentence whose sources do not carry it."""
 
     sentence: str
@@ -67,7 +72,7 @@ class Unsupported(BaseModel):
     """Calibrated probability that its best cited source supports it (below ``threshold``)."""
 
 
-class SentenceCheck(BaseModel):
+class SentenceCheck(_Model):
     """One cited sentence as the citation check scored it (:mod:`unifind.agent.support`)."""
 
     sentence: str
@@ -83,7 +88,7 @@ class SentenceCheck(BaseModel):
     """That model: ``lexical``, ``embed`` or ``cross`` (Chinese sentences: ``lexical``)."""
 
 
-class VerdictEvidence(BaseModel):
+class VerdictEvidence(_Model):
     """The sentence of a cited reference that decided a verdict."""
 
     citation_id: str
@@ -94,7 +99,7 @@ class VerdictEvidence(BaseModel):
     """Share of the claim's content words in that sentence, 0-1."""
 
 
-class Verdict(BaseModel):
+class Verdict(_Model):
     """One (sentence, cited id) pair, judged on its own (issue #20), or an uncited claim."""
 
     sentence: str
@@ -113,7 +118,7 @@ class Verdict(BaseModel):
     starts with ``agent:<profile>`` and keeps the rules' call)."""
 
 
-class CitationReport(BaseModel):
+class CitationReport(_Model):
     """The citation check of an answer."""
 
     valid: list[str] = Field(default_factory=list)
@@ -155,7 +160,7 @@ class CitationReport(BaseModel):
         )
 
 
-class SampleCheck(BaseModel):
+class SampleCheck(_Model):
     """One of ``samples`` answers the LLM wrote, as the citation check ranked it."""
 
     unknown: int
@@ -172,7 +177,7 @@ class SampleCheck(BaseModel):
     """Why this sample has no answer (the LLM call failed)."""
 
 
-class Answer(BaseModel):
+class Answer(_Model):
     """The whole outcome of ``ask``."""
 
     request_id: str

@@ -60,10 +60,20 @@ def fold_aliases(data: Any, aliases: dict[str, str]) -> Any:
     return out
 
 
+# Every model here is built on first use (``defer_build``), not at import: one command
+# uses a few of them, and building one costs about a millisecond (#18: start-up).
+
+
 class _In(BaseModel):
     # Attribute docstrings become field descriptions in JSON Schema (OpenAPI, MCP tools),
     # read when a schema is built rather than when the class is (unifind._fielddocs).
-    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=describe_fields)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, json_schema_extra=describe_fields, defer_build=True
+    )
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(defer_build=True)
 
 
 class KBSource(_In):
@@ -212,7 +222,7 @@ class SearchInput(_In):
         return v
 
 
-class LegSummary(BaseModel):
+class LegSummary(_Out):
     """What one request (one leg) computed, besides its items and reports."""
 
     type: str
@@ -235,7 +245,7 @@ class LegSummary(BaseModel):
     graph_nodes: list[dict[str, Any]] | None = None
 
 
-class ReferencesOut(BaseModel):
+class ReferencesOut(_Out):
     """What an LLM is given: ``<references>`` XML (escaped, within budget) and the prompt."""
 
     xml: str
@@ -244,7 +254,7 @@ class ReferencesOut(BaseModel):
     """Citation ids cut by the size budget (the XML announces them)."""
 
 
-class SearchOutput(BaseModel):
+class SearchOutput(_Out):
     """The result contract of a fused search: items with citation ids, every backend's report."""
 
     request_id: str
@@ -271,7 +281,7 @@ class FetchInput(_In):
     provider: str | None = None
 
 
-class FetchOutput(BaseModel):
+class FetchOutput(_Out):
     """A fetched page (or the honest report of why not)."""
 
     url: str
@@ -287,7 +297,7 @@ class FetchOutput(BaseModel):
     """Offset of the next page of text; None when this page reaches the end."""
 
 
-class CollectionOut(BaseModel):
+class CollectionOut(_Out):
     """A KB collection as the caller may see it."""
 
     name: str
@@ -313,7 +323,7 @@ class CollectionIn(_In):
     exist_ok: bool = False
 
 
-class DocumentOut(BaseModel):
+class DocumentOut(_Out):
     """A stored document."""
 
     document_id: str
@@ -346,7 +356,7 @@ class CrawlIn(_In):
     """Pages fetched at most (robots.txt and the sitemap not counted)."""
 
 
-class IngestOutcome(BaseModel):
+class IngestOutcome(_Out):
     """What happened to one document of an ingest."""
 
     name: str
@@ -357,7 +367,7 @@ class IngestOutcome(BaseModel):
     error: str | None = None
 
 
-class IngestOutput(BaseModel):
+class IngestOutput(_Out):
     """An ingest batch: every document's outcome; failures never hide the rest."""
 
     collection: str
@@ -372,7 +382,7 @@ class IngestOutput(BaseModel):
     not_tried: list[str] = Field(default_factory=list)
 
 
-class ModelOut(BaseModel):
+class ModelOut(_Out):
     """A database model the DB leg may search."""
 
     name: str
@@ -386,7 +396,7 @@ class ModelOut(BaseModel):
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 
 
-class ProviderOut(BaseModel):
+class ProviderOut(_Out):
     """A web search provider or fetcher, and whether it can run here."""
 
     kind: Literal["search", "fetch"]
@@ -403,7 +413,7 @@ def _dsl_schema() -> dict[str, Any]:
     return dsl_json_schema()
 
 
-class SourcesOutput(BaseModel):
+class SourcesOutput(_Out):
     """Everything the caller can search, and whether each piece is usable now."""
 
     collections: list[CollectionOut]
@@ -415,7 +425,7 @@ class SourcesOutput(BaseModel):
     writes a database query in one shot (docs/db.md)."""
 
 
-class Check(BaseModel):
+class Check(_Out):
     """One backend's readiness."""
 
     name: str
@@ -434,7 +444,7 @@ class Check(BaseModel):
     took_ms: float = 0.0
 
 
-class Readiness(BaseModel):
+class Readiness(_Out):
     """Whether each configured backend can be reached; ``ready`` unless a required one
     (the KB store, the records store, the database) is down (HTTP 503 then)."""
 
