@@ -110,9 +110,11 @@ def test_dimension_mismatch_is_refused_before_writing(home: Path, pg: str) -> No
 _CHILD = """
 import sys, time
 from pathlib import Path
+import unifind.kb.migrate
 from unifind.kb.migrate import migrate
 from unifind.kb.stores import open_store
 home, target = Path(sys.argv[1]), sys.argv[2]
+unifind.kb.migrate.BATCH_DOCS = 2  # written (and reported) two at a time: killed mid-way
 def progress(done, total):
     print("done", done, flush=True)
     time.sleep(0.05)

@@ -186,3 +186,20 @@ def test_the_routing_store_holds_the_lock_of_the_store_holding_the_collection(
             pass
         with other.migration_lock("docs"):  # released with the first
             pass
+
+
+def test_a_migration_into_postgres_writes_batches(
+    store: PostgresStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    many = store.upsert_documents
+    monkeypatch.setattr(store, "upsert_documents", lambda c, b: calls.append(len(b)) or many(c, b))
+    with SQLiteStore(tmp_path / "src.sqlite") as src:
+        src.create_collection("docs", embedder="e", dim=4)
+        for d, chunks in _batch(250):
+            src.upsert_document("docs", d, chunks)  # type: ignore[arg-type]
+        store.delete_collection("docs")
+        report = migrate(src, store, "docs", home=tmp_path, target="pg")
+    assert report.verified and report.copied == 250
+    assert calls == [200, 50]
+    assert store.get_collection("docs").chunks == 500

@@ -1,7 +1,8 @@
 """Copy a collection between KB stores: chunks, terms and vectors as stored (no re-embedding).
 
 Each document is exported from the source and written to the target with the target's
-atomic ``upsert_document``, in document-id order. A journal under ``home/migrations``
+atomic ``upsert_document`` (or ``upsert_documents``, ``BATCH_DOCS`` in one transaction,
+where the target has it: PostgreSQL), in document-id order. A journal under ``home/migrations``
 marks a copy in progress, so a killed migration resumes (documents already there with the
 same content hash are skipped, not rewritten) instead of being refused as "exists".
 At the end, both sides are verified: document and chunk counts, and per document the
@@ -30,6 +31,8 @@ from unifind.kb.base import ChunkIn, CollectionInfo, DocumentIn, KBStore
 
 Progress = Callable[[int, int], None]
 Exported = tuple[DocumentIn, list[ChunkIn]]
+#: Documents written per call where the target writes batches (``upsert_documents``).
+BATCH_DOCS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +167,8 @@ def _migrate(
     journal = _journal(home, collection, target)
     _prepare_target(info, dst, journal, merge)
     names = list(_document_ids(src, collection))
-    copied = skipped = 0
+    copied = skipped = reported = 0
+    pending: list[Exported] = []
     for i, doc_id in enumerate(names, 1):
         hash_ = src.document_hash(collection, doc_id)
         if hash_ is not None and dst.document_hash(collection, doc_id) == hash_:
@@ -172,16 +176,32 @@ def _migrate(
         else:
             exported = export_document(src, collection, doc_id)
             if exported is not None:
-                dst.upsert_document(collection, *exported)
+                pending.append(exported)
                 copied += 1
-        if progress:
-            progress(i, len(names))
+        if not pending or len(pending) >= BATCH_DOCS or i == len(names):
+            _write(dst, collection, pending)
+            pending.clear()
+            if progress is not None:  # documents copied, or found there: never ahead
+                for done in range(reported + 1, i + 1):
+                    progress(done, len(names))
+            reported = i
     verified = verify(src, dst, collection, names)
     total = src.get_collection(collection)
     if on_verified is not None:
         on_verified()
     journal.unlink(missing_ok=True)
     return MigrateReport(collection, total.documents, total.chunks, copied, skipped, verified)
+
+
+def _write(dst: KBStore, collection: str, docs: list[Exported]) -> None:
+    """Write ``docs``: in one transaction where the target writes batches (PostgreSQL's
+    ``upsert_documents``: a fixed number of statements), else one by one."""
+    many = getattr(dst, "upsert_documents", None)
+    if many is not None and len(docs) > 1:
+        many(collection, docs)
+        return
+    for doc, chunks in docs:
+        dst.upsert_document(collection, doc, chunks)
 
 
 def verify(src: KBStore, dst: KBStore, collection: str, names: Sequence[str]) -> bool:
