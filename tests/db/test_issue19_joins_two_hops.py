@@ -6,14 +6,17 @@ answer checked against hand-written SQL on the same database, on every dialect."
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from unifind.db._pick import pick_one
 from unifind.db.generate._join import joined_view
 from unifind.db.leg import DBLeg
-from unifind.types import Principal, Reason, Status
+from unifind.db.models import Model
+from unifind.types import LegReport, Principal, Reason, Status
 
 from ._joins_gen_schema import models
 from ._library_dialects import DIALECTS, RELATIONS, ask, declared, library, oracle
@@ -105,3 +108,48 @@ async def test_the_far_models_permissions_apply(tmp_path: Path) -> None:
         assert report.status is Status.DEGRADED and report.reason is Reason.FORBIDDEN
     finally:
         leg.close()
+
+
+async def test_far_text_is_searched_only_when_the_question_names_that_model(
+    tmp_path: Path,
+) -> None:
+    """Two relations away, a word found only in that model's text ("holm", an author's
+    name) is searched there only when the question names the model: a loose match in text
+    the question never pointed at would make a far reading look like a fit."""
+    ((url, _),) = [next(_sqlite(tmp_path))]
+    want = oracle(url, None, "SELECT l.id FROM loans l JOIN books b ON b.id = l.book_id "
+                             "JOIN authors a ON a.id = b.author_id WHERE a.name LIKE '%Holm%' "
+                             "ORDER BY l.id")  # fmt: skip
+    leg = DBLeg(url, models())
+    try:
+        res = await ask(leg, "loans of books by the author Holm", models=("loans",))
+        assert sorted(int(i.data["id"]) for i in res.items) == want == [2, 3]
+        assert "books.authors.name" in str(res.dsl)
+        res = await ask(leg, "loans of holm", models=("loans",))
+        assert "books.authors" not in str(res.dsl)
+        assert res.status.value == "partial"  # the word is named as not understood
+    finally:
+        leg.close()
+
+
+def test_between_equal_fits_the_reading_fewer_relations_away_answers() -> None:
+    @dataclass
+    class Run:
+        model: str
+        dsl: dict[str, Any]
+        items: list[Any] = field(default_factory=list)
+        notes: list[str] = field(default_factory=list)
+        unknown: int = 0
+        off_topic: bool = False
+        report: LegReport | None = None
+
+    def run(model: str, path: str) -> Run:
+        ok = LegReport(leg="db", backend=model, status=Status.OK)
+        return Run(model, {"model": model, "wheres": [{"field": path, "value": 1}]}, report=ok)
+
+    ms = {n: Model.model_validate({"name": n, "columns": {"id": {"type": "integer"}}})
+          for n in ("far", "near")}  # fmt: skip
+    runs = [run("far", "a.b.id"), run("near", "b.id")]
+    notes = pick_one(runs, ms, "which ones have id 1")
+    assert "answered from model near" in notes[0]
+    assert runs[0].report is not None and runs[0].report.status is Status.SKIPPED

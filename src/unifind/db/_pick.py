@@ -56,9 +56,9 @@ def pick_one(runs: Sequence[Run], models: dict[str, Model], question: str) -> li
 
 
 def _joined(dsl: Any) -> int:
-    """1 when the query joins another model: between equal fits, the model that answers
-    from its own rows is the plainer reading (a join table seen through its relation reads
-    like the model it points to)."""
+    """How many relations the query follows at most (0: none): between equal fits, the
+    model that answers from its own rows, then the one fewer relations away, is the plainer
+    reading (a join table seen through its relation reads like the model it points to)."""
     if not isinstance(dsl, dict):
         return 0
     if dsl.get("joins"):
@@ -72,7 +72,7 @@ def _joined(dsl: Any) -> int:
             walk(w.get("wheres"))
 
     walk(dsl.get("wheres"))
-    return int(any(isinstance(n, str) and "." in n for n in names))
+    return max((n.count(".") for n in names if isinstance(n, str)), default=0)
 
 
 def unused_models(runs: Sequence[Run], models: dict[str, Model], question: str) -> list[str]:

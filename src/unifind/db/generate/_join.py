@@ -31,7 +31,14 @@ from unifind.db.generate._absent import (
     read_absent,
 )
 from unifind.db.generate._scan import Scan, number
-from unifind.db.generate._view import JoinedView, _nouns, finish, joined_relations, joined_view
+from unifind.db.generate._view import (
+    JoinedView,
+    _nouns,
+    finish,
+    joined_relations,
+    joined_view,
+    unnamed_far_text,
+)
 from unifind.db.generate.base import Generation, GenerationError
 from unifind.db.joins import Join
 from unifind.db.models import Model
@@ -132,10 +139,12 @@ def read_with_joins(
         return _plain(plain, error)
     if blank is None:
         alt = _per_record(read, question, model, view, alt, strict, models)
+    if unnamed_far_text(alt.dsl, view, Scan(question).text):
+        return _plain(plain, error)
     if count is not None:
         made = _counted(alt.dsl, model, view, count, models)
     elif absent is not None:
-        made = _without(alt.dsl, model, view, absent, models)
+        made = _without(alt.dsl, model, view, absent, models, Scan(question).text)
     else:
         made = finish(alt.dsl, model, view, Scan(question).text)
     if made is None:
@@ -239,8 +248,9 @@ def _counted(
 
 
 def _without(
-    dsl: QueryDSL, model: Model, view: JoinedView, absent: Absent, models: Mapping[str, Model]
-) -> tuple[QueryDSL, str] | None:
+    dsl: QueryDSL, model: Model, view: JoinedView, absent: Absent, models: Mapping[str, Model],
+    text: str,
+) -> tuple[QueryDSL, str] | None:  # fmt: skip
     """The reading with "no related row" added; joined fields it uses are made safe too.
     None when the keys can't be compared (a number key against a text one)."""
     rel = view.relations[absent.relation]
@@ -253,5 +263,5 @@ def _without(
     dsl = dsl.model_copy(update={"model": model.name, "wheres": (*dsl.wheres, where)})
     if not joined_relations(dsl):
         return dsl, note
-    made = finish(dsl, model, view, "")
+    made = finish(dsl, model, view, text)
     return None if made is None else (made[0], f"{made[1]}; {note}")

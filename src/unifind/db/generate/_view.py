@@ -52,6 +52,8 @@ class JoinedView:
     paths: dict[str, tuple[Relation, ...]]
     """Each path whose columns the view carries (``relation`` or ``relation.relation``) →
     the relations it follows."""
+    far: dict[str, Model]
+    """The models the paths reach, by name."""
 
     def many(self, path: str) -> bool:
         """The path repeats the model's rows (it follows a has_many relation)."""
@@ -172,7 +174,9 @@ def _build(model: Model, models: Mapping[str, Model]) -> JoinedView | None:
             values = {
                 v: a
                 for v, a in col.values.items()
-                if normalise(v) not in own_values and seen_values[normalise(v)] == 1
+                if normalise(v) not in own_values
+                and seen_values[normalise(v)] == 1
+                and len(normalise(v)) > 2  # "ON", "MA": a code read as a word ("on")
             }
         columns[field] = col.model_copy(
             update={
@@ -202,7 +206,8 @@ def _build(model: Model, models: Mapping[str, Model]) -> JoinedView | None:
     view = model.model_copy(update={"columns": columns, "aliases": tuple(dict.fromkeys(aliases)),
                                     "vocabulary": frozenset(vocabulary),
                                     "vocabulary_complete": complete})  # fmt: skip
-    return JoinedView(view, rels, paths)
+    reached = {hops[-1].model: models[hops[-1].model] for hops in paths.values()}
+    return JoinedView(view, rels, paths, reached)
 
 
 def _relation_nouns(path: str) -> list[str]:
@@ -230,7 +235,7 @@ def finish(dsl: QueryDSL, model: Model, view: JoinedView, text: str) -> tuple[Qu
     join would repeat rows under an aggregate that can't take it. A row answer shows the
     joined columns the question names beside the model's own."""
     used = joined_relations(dsl)
-    if not used:
+    if not used or unnamed_far_text(dsl, view, text):
         return None
     if not dsl.aggregates and dsl.select is None:
         named = [
@@ -261,6 +266,30 @@ def finish(dsl: QueryDSL, model: Model, view: JoinedView, text: str) -> tuple[Qu
         else:
             dsl = dsl.model_copy(update={"distinct": True})
     return dsl.model_copy(update={"model": model.name}), join_note(model, view, used)
+
+
+def unnamed_far_text(dsl: QueryDSL, view: JoinedView, text: str) -> bool:
+    """A word searched as text in a model two relations away that the question does not
+    name: such a loose match makes a far reading look like a fit ("customers in Brazil
+    who have an invoice" read on invoices, "first" found in a track's name)."""
+    far = {
+        f.rsplit(".", 1)[0]
+        for f in _like_fields(dsl.wheres)
+        if f.count(".") == 2 and f.rsplit(".", 1)[0] in view.paths
+    }
+    return any(
+        not any(phrase_pattern(n).search(text) for n in _nouns(view.far[view.paths[p][-1].model]))
+        for p in far
+    )
+
+
+def _like_fields(wheres: tuple[Where, ...]) -> list[str]:
+    out: list[str] = []
+    for w in wheres:
+        if w.field and w.op == "like":
+            out.append(w.field)
+        out += _like_fields(w.wheres or ())
+    return out
 
 
 def _over_related(dsl: QueryDSL, many: list[str]) -> bool:
