@@ -69,6 +69,7 @@ def test_history_shows_the_records_of_a_request(
     assert page.get_attribute("#history p.meta", "data-status") == "ok"
     assert " ms" in (page.locator("#history p.meta").text_content() or "")
     assert page.locator("#history table.reports tr[data-leg=kb][data-status=ok]").count() == 2
+    page.locator("#history h2.record").first.evaluate("e => e.scrollIntoView()")
     shots(page, "history")
     # The trace tree: request → search → leg → backend → stages, each with status and time.
     root = page.locator("#trace > details[data-kind=request]")
@@ -79,7 +80,6 @@ def test_history_shows_the_records_of_a_request(
     assert sorted(got) == [["lexical", "ok"], ["vector", "ok"]]
     assert " ms" in (stages.first.text_content() or "")
     assert "refunds" in (root.locator("details[data-kind=search] > summary").text_content() or "")
-    shots(page, "trace")
     # Foldable from the keyboard: Enter on a leg's summary hides its backends.
     leg.locator("> summary").focus()
     page.keyboard.press("Enter")

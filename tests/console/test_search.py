@@ -130,6 +130,20 @@ def test_a_failing_provider_shows_its_reason(
     assert page.locator("#backends tr[data-leg=kb][data-status=ok]").count() >= 1
     assert page.locator("#hits li[data-type=kb]").count() > 0  # the survivors' items
     shots(page, "search-degraded")
+    # The request's trace, from the History page: the failure where it happened.
+    page.click("#tab-history")
+    page.click("#history-form button[type=submit]")
+    page.wait_for_selector("#trace details[data-kind=request]")
+    trace = page.locator("#trace")
+    assert trace.locator("details[data-kind=request]").get_attribute("data-status") == "partial"
+    web = trace.locator("details[data-kind=leg][data-name=web]")
+    assert web.get_attribute("data-status") == "unavailable"
+    leaf = web.locator(".leaf[data-kind=backend][data-name=searxng]")
+    assert leaf.get_attribute("data-status") == "degraded"
+    assert "rate_limited" in (leaf.text_content() or "")
+    kb = trace.locator("details[data-kind=leg][data-name=kb]")
+    assert kb.get_attribute("data-status") == "ok"
+    shots(page, "trace")
 
 
 HOSTILE_TITLE = '<img src=x onerror="window.__pwned=1">Returns <b>policy</b>'
