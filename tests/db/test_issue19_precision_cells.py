@@ -194,3 +194,33 @@ def test_the_scorer_reads_an_iso_datetime_as_sqlite_text() -> None:
     gold = [("2005-05-24 22:53:30",)]
     assert spider.matches(gold, [{"d": "2005-05-24T22:53:30"}], False)
     assert not spider.matches(gold, [{"d": "2005-05-24T22:53:31"}], False)
+
+
+async def test_first_n_with_no_order_is_partial(leg: DBLeg) -> None:
+    res = await ask(leg, "the last names of the first 2 staff")
+    assert res.status.value == "partial" and len(res.items) == 2
+    assert res.understood["first"].startswith("not used: no order is named"), res.understood
+    res = await ask(leg, "the first 2 staff by age")  # an order named: ok
+    assert res.status.value == "ok", res.notes
+
+
+async def test_for_every_row_of_the_model_is_no_group(leg: DBLeg) -> None:
+    res = await ask(leg, "the minimum and maximum price for every product", "products")
+    assert not res.dsl.get("groups"), res.dsl
+    assert [dict(i.data or {}) for i in res.items] == [
+        {"min_product_price": 20.0, "max_product_price": 90.0}
+    ]
+    res = await ask(leg, "the maximum price for each product type", "products")
+    assert res.dsl["groups"] == ["product_type"]  # a column after "each": still a group
+
+
+async def test_a_superlative_of_a_two_word_singular_keeps_one_row(leg: DBLeg) -> None:
+    res = await ask(leg, "the name of the staff member with the highest salary")
+    assert res.dsl.get("limit") == 1 and ids(res) == [4], res.dsl
+    res = await ask(leg, "the team of the staff of the highest age")
+    assert res.dsl.get("limit") == 1 and ids(res) == [4], res.dsl
+
+
+async def test_a_year_with_no_date_column_is_not_dropped(leg: DBLeg) -> None:
+    res = await ask(leg, "staff who joined after 2001")
+    assert res.status.value == "partial", res.dsl  # no column holds a date: said

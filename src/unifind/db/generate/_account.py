@@ -75,7 +75,7 @@ class Ledger:
             word = self.scan.text[start:end]
             if self._owner[start] not in (None, "column") or cols & used:
                 continue
-            if word in known or word.rstrip("s") in known:
+            if any(f in known for f in (*_forms(word), word.rstrip("s"))):
                 continue  # it names the model too: a count of rows uses it
             out.setdefault(word, tuple(sorted(cols)))
         return out

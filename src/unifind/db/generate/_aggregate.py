@@ -60,7 +60,7 @@ def read_aggregation(
     """Consume an aggregate question's functions, measures and groups; None when it is not
     one. Every function asked is kept, in the question's order: "the highest, lowest and
     average cost", "how many dorms and what is their total capacity" (issue #19)."""
-    groups, spans = _groups(scan, senses)
+    groups, spans = _groups(scan, senses, nouns)
     numeric = [s for s in senses.values() if s.column.type in ("integer", "number")]
     found: list[tuple[int, Aggregate]] = []
     measured: list[tuple[int, int]] = []
@@ -187,7 +187,9 @@ def _asks_value(scan: Scan, m: re.Match[str], span: tuple[int, int], nouns: froz
     )
 
 
-def _groups(scan: Scan, senses: dict[str, Sense]) -> tuple[list[str], list[tuple[int, int]]]:
+def _groups(
+    scan: Scan, senses: dict[str, Sense], nouns: frozenset[str] = frozenset()
+) -> tuple[list[str], list[tuple[int, int]]]:
     found: list[tuple[tuple[int, int], str]] = []
     for sense in senses.values():
         if sense.column.type not in ("string", "boolean"):
@@ -196,6 +198,8 @@ def _groups(scan: Scan, senses: dict[str, Sense]) -> tuple[list[str], list[tuple
             w = re.escape(word)
             pattern = re.compile(rf"{_GROUP_EN}{w}(?:e?s)?(?![a-z])|{_GROUP_ZH}{w}")
             m = pattern.search(scan.rest)
+            if m and word in nouns and re.match(r"(?:for |in )?(?:each|every)\b", m[0]):
+                continue  # "for every company" on companies: every row, not a group
             if m:
                 found.append((m.span(), sense.column.name))
                 break

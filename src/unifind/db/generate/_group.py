@@ -118,7 +118,7 @@ def loose_group(
         m = re.search(rf"(?<![a-z]){plural(word)}(?![a-z])", scan.rest)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), column)
-    each = [m for m in _CUE.finditer(scan.text) if m[0] in _EACH]
+    each = [m for m in _CUE.finditer(scan.text) if m[0] in _EACH or m[0] == "for all"]
     if each:
         # "for each year": the group is the column named right after; "for each apartment"
         # (the model itself) asks per row: no group, and "each" stays to be reported.
@@ -128,6 +128,8 @@ def loose_group(
         per_row = any(re.match(rf"\s+(?:the\s+)?{plural(n)}(?![a-z])", after)
                       for n in nouns if n.isascii() and len(n) > 2)  # fmt: skip
         others = any(m[0] not in _EACH for m in _CUE.finditer(scan.text))
+        if per_row:  # "for every company" on companies: all rows, even if a column is
+            named = []  # called "company" too
         best = (0, named[0]) if named else (best if others and not per_row else None)
     if best is None:
         return None

@@ -140,8 +140,8 @@ def _plural_follows(scan: Scan, end: int) -> bool:
 
 
 #: "the employee with the highest ...": a singular noun holding the superlative.
-_SINGLE = re.compile(r"(?<![a-z])(?:the|a|an|of|for)\s+[a-z]+(?<!s)\s+"
-                     r"(?:with|having|who has|that has|which has)"
+_SINGLE = re.compile(r"(?<![a-z])(?:the|a|an|of|for)\s+(?:[a-z]+\s+)?[a-z]+(?<!s)\s+"
+                     r"(?:with|having|who has|that has|which has|of)"
                      r"\s+the\s+$|(?<![a-z])(?:which|what)\s+[a-z]+(?<!s)\s+(?:has|had|is|was)"
                      r"\s+the\s+$")  # fmt: skip
 

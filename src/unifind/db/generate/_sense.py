@@ -133,6 +133,9 @@ def _name_words(col: Column, model: Model) -> list[str]:
     others = {p for c in model.columns.values() if c.name != col.name
               for p in c.name.lower().split("_")}  # fmt: skip
     core = [p for p in parts if p not in _GENERIC]
+    if len(parts) > 2 and len(parts[-1]) == 1 and parts[-1].isalpha():
+        # "mean_temperature_f": a one-letter unit; "mean temperature" names the column.
+        words.append(" ".join(parts[:-1]))
     words += [p for p in core if len(p) >= 3 and p not in others]
     if len(core) >= 2 and core != parts:
         words.append(" ".join(core))

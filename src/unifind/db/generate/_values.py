@@ -52,7 +52,7 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
         if not normalise(phrase):
             continue
         owners = _owners(phrase, phrases, scan.text)
-        for m in scan.find(phrase_pattern(phrase)):
+        for m in scan.find(_pattern(phrase)):
             if len(owners) > 1:
                 if len(normalise(phrase)) > 1 and not NEG.search(scan.rest[: m.start()]):
                     scan.consume(*m.span())
@@ -78,6 +78,13 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
         else:
             out.append(Where(field=name, op="notin" if negated else "in", value=values))
     return out + either
+
+
+def _pattern(phrase: str) -> re.Pattern[str]:
+    """A code of a few capitals ("UP", "CA") has no plural: "UPS" is not "UP"."""
+    if phrase.isupper() and len(phrase) <= 3 and phrase.isalpha():
+        return re.compile(rf"(?<![a-z0-9_-]){re.escape(phrase.lower())}(?![a-z0-9_-])")
+    return phrase_pattern(phrase)
 
 
 def _owners(

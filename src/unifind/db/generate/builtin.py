@@ -34,7 +34,7 @@ from unifind.db.generate._having import read_having
 from unifind.db.generate._join import read_with_joins
 from unifind.db.generate._numbers import read_numbers
 from unifind.db.generate._order import Ordering, read_order
-from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_pattern
+from unifind.db.generate._scan import NUMBER_WORDS, Scan, is_cjk, normalise, phrase_pattern
 from unifind.db.generate._sense import Sense, learn, model_words
 from unifind.db.generate._sort import read_sort
 from unifind.db.generate._text import read_text_conditions
@@ -208,13 +208,15 @@ class BuiltinGenerator:
         unread = _unread_columns(ledger, senses, known, dsl)
         if ledger.loose_or(dsl):
             unread["or"] = ()
+        if dsl.limit and not dsl.orders and _FIRST_N.search(scan.text):
+            unread["first"] = ()  # "the first 5 customers" by what? (see _unread_use)
         if unread and strict:
             words_ = ", ".join(repr(w) for w in unread)
             raise GenerationError(
                 f"could not use {words_} in a query of model {model.name!r} (strict: no word "
                 "is ignored)"
             )
-        uses = {w: _unread_use(c, len(dsl.wheres)) for w, c in unread.items()}
+        uses = {w: _unread_use(w, c, len(dsl.wheres)) for w, c in unread.items()}
         notes += [f"not understood: {w} ({use})" for w, use in uses.items()]
         uses |= {w: "a comparison left out (see its note)" for w in _content_words(refused)}
         accounted, confidence = ledger.account(
@@ -232,10 +234,14 @@ class BuiltinGenerator:
         )
 
     def _dates(self, scan: Scan, senses: dict[str, Sense]) -> list[Where]:
+        rest = scan.rest
         conds = read_dates(scan, self._today or dt.date.today())
         dated = [s for s in senses.values() if s.column.type in ("date", "datetime")]
         years = [s for s in senses.values() if s.role == "year"]
         if not conds or not (dated or years):
+            # No column to hold a date: the words stay for the other rules, or are named as
+            # not understood (issue #19: "took office after 1961" vanished, answered ok).
+            scan.rest = rest
             return []
         named = [s for s in dated if any(phrase_pattern(w).search(scan.text) for w in s.words)]
         named_years = [s for s in years if _named(s, scan.text)]
@@ -357,7 +363,15 @@ def _content_words(phrases: list[str]) -> list[str]:
     return [w for w in words if w not in STOPWORDS]
 
 
-def _unread_use(columns: tuple[str, ...], conditions: int) -> str:
+#: "the first 5 customers": an order is meant; with none named, the rows are the
+#: database's pick (issue #19: a silent wrong answer).
+_FIRST_N = re.compile(r"(?<![a-z])first\s+(?:\d+|" + "|".join(
+    w for w in NUMBER_WORDS if w.isascii()) + r")(?![a-z0-9])")  # fmt: skip
+
+
+def _unread_use(word: str, columns: tuple[str, ...], conditions: int) -> str:
+    if word == "first" and not columns:
+        return "no order is named: the first rows in the database's order"
     if not columns:  # a loose "or" (Ledger.loose_or)
         return f"the {conditions} conditions are all required: read as AND"
     return f"names {', '.join(columns)}, which the answer does not use"
