@@ -30,6 +30,7 @@ from unifind.db.generate._absent import (
     nouns_reaching,
     read_absent,
 )
+from unifind.db.generate._both import both_span, pair, split
 from unifind.db.generate._scan import Scan, number
 from unifind.db.generate._view import (
     JoinedView,
@@ -150,6 +151,8 @@ def read_with_joins(
     if made is None:
         return _plain(plain, error)
     dsl, note = made
+    if blank is None and (both := _both(read, question, model, view, strict, models, dsl)):
+        alt, dsl, note = both
     if plain is not None and count is None and absent is None:
         better = len(alt.unknown) < len(plain.unknown) or (plain.off_topic and not alt.off_topic)
         if not better:
@@ -157,6 +160,34 @@ def read_with_joins(
     if alt.off_topic:
         return _plain(plain, error)
     return dataclasses.replace(alt, dsl=dsl, notes=(*alt.notes, note))
+
+
+def _both(
+    read: Read, question: str, model: Model, view: JoinedView, strict: bool,
+    models: Mapping[str, Model], dsl: QueryDSL,
+) -> tuple[Generation, QueryDSL, str] | None:  # fmt: skip
+    """ "both A and B" of a has_many path's column: the reading again with "both" read, and
+    the list of two values split into one subquery each (``_both``); None otherwise."""
+    span = both_span(question)
+    if span is None or pair(dsl, view) is None:
+        return None
+    try:
+        again = read(question, view.model, strict, models, span)
+    except GenerationError:
+        return None
+    text = Scan(question).text
+    made = finish(again.dsl, model, view, text)
+    where = pair(made[0], view) if made is not None else None
+    if made is None or where is None:
+        return None
+    out, note = split(made[0], model, view, where)
+    try:
+        validate_dsl(out, model, models)
+    except InputError:
+        return None
+    if joined_relations(out):
+        note = f"{made[1]}; {note}"
+    return again, out, note
 
 
 #: "for each country", "per race", "for different lots": one answer per record of the model.
