@@ -170,6 +170,40 @@ def test_upload_and_crawl_report_each_file_and_page(
     assert page.locator("#kb-docs tr[data-doc='upload:a.md']").count() == 1
 
 
+def test_stop_ends_a_streamed_crawl(world: World, console: Callable[[World], Console]) -> None:
+    site = world.web
+    home = '<html><head><title>Home</title></head><body><a href="/a">a</a></body></html>'
+    site.route("GET", "/", Respond(body=home, content_type=HTML))
+    gate = threading.Event()
+
+    def held(seen: Seen) -> Respond:
+        gate.wait(20)
+        return Respond(body="<html><body><p>late</p></body></html>", content_type=HTML)
+
+    site.route("GET", "/a", held)
+    with world.client(world.key_a) as api:
+        assert api.post("/v1/collections", json={"name": "crawled"}).status_code == 201
+    page = console(world).open(world.key_a)
+    page.click("#tab-kb")
+    page.wait_for_selector("#cr-col option[value=crawled]", state="attached")
+    page.select_option("#cr-col", "crawled")
+    page.fill("#cr-url", site.url + "/")
+    try:
+        page.click("#kb-crawl button[type=submit]")
+        page.wait_for_selector("#cr-report li[data-status=added]")
+        assert page.is_disabled("#cr-go")
+        page.focus("#cr-stop")
+        page.keyboard.press("Enter")  # Stop, from the keyboard
+        page.wait_for_selector("#cr-go:not([disabled])")
+    finally:
+        gate.set()
+    assert page.locator("#cr-status").text_content() == "Stop"
+    assert page.get_attribute("#cr-report", "data-done") is None  # no final report came
+    assert page.locator("#cr-report li.summary").count() == 0
+    assert not page.is_visible("#cr-progress") and page.is_disabled("#cr-stop")
+    # The server side of a client leaving: tests/http/test_crawl_route.py.
+
+
 def test_tenant_b_sees_nothing_of_tenant_a(
     world: World, console: Callable[[World], Console]
 ) -> None:
