@@ -44,7 +44,8 @@ def embed_workers() -> int:
         if not raw.isdigit() or int(raw) < 1:
             raise ConfigError(f"{WORKERS_ENV} must be a positive integer, got {raw!r}")
         return int(raw)
-    return max(1, len(os.sched_getaffinity(0)))
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux; elsewhere every CPU
+    return max(1, len(affinity(0)) if affinity else (os.cpu_count() or 1))
 
 
 Ids = npt.NDArray[np.int64]
