@@ -155,3 +155,32 @@ async def test_keys_of_different_kinds_are_no_anti_join(tmp_path: Path) -> None:
         assert "notin" not in str(res.dsl)
     finally:
         leg.close()
+
+
+async def test_counts_of_related_rows_read_with_their_verbs(tmp_path: Path) -> None:
+    """'at most 2 books' is a bound, not 'the most books'; a verb may stand between the
+    count and 'each <model>'; 'each <another noun>' is no count per record of this model."""
+    ((url, _),) = [next(_sqlite(tmp_path))]
+    per = dict(
+        zip(
+            oracle(url, None, "SELECT a.id FROM authors a JOIN books b ON b.author_id = a.id "
+                              "GROUP BY a.id ORDER BY a.id"),
+            oracle(url, None, "SELECT count(*) FROM authors a JOIN books b "
+                              "ON b.author_id = a.id GROUP BY a.id ORDER BY a.id"),
+            strict=True,
+        )
+    )  # fmt: skip
+    leg = DBLeg(url, models())
+    try:
+        res = await ask(leg, "authors with at most 2 books", models=("authors",))
+        assert sorted(i.data["id"] for i in res.items) == [a for a, n in per.items() if n <= 2]
+        res = await ask(leg, "authors who have written at least 2 books", models=("authors",))
+        assert sorted(i.data["id"] for i in res.items) == [a for a, n in per.items() if n >= 2]
+        res = await ask(leg, "how many books have been written by each author",
+                        models=("authors",))  # fmt: skip
+        assert {i.data["id"]: i.data["count"] for i in res.items} == per
+        res = await ask(leg, "how many books were written in each genre", models=("authors",))
+        assert "groups" not in (res.dsl or {})  # not per author: said, not answered
+        assert res.status.value == "partial"
+    finally:
+        leg.close()

@@ -46,7 +46,7 @@ from unifind.db.models import Model
 from unifind.errors import InputError
 
 _MOST = re.compile(
-    r"(?<![a-z])(?:the\s+)?(?P<dir>(?:most|largest|greatest|highest|maximum|biggest|fewest|least"
+    r"(?<![a-z])(?<!at\s)(?:the\s+)?(?P<dir>(?:most|largest|greatest|highest|maximum|biggest|fewest|least"
     r"|smallest|lowest|minimum)\s+(?:number|count|amount)\s+of|most|fewest|least)"
     r"\s+(?P<noun>[a-z][a-z ]{1,40}?)"
     r"(?=$|[?.,!]|\s+(?:and|in|of|for|with|to|at|from|on|by)\b)"
@@ -55,11 +55,18 @@ _FEW = re.compile(r"fewest|least|smallest|lowest|minimum")
 _EACH = re.compile(
     r"(?<![a-z])(?:how many|number of|count of|the number of)\s+(?P<noun>[a-z][a-z ]{1,40}?)"
     r"\s+(?:does|do|did|has|have|had|is|are|for|of|in|per|by)\s+(?:each|every|all(?: the)?)\s+"
+    r"(?P<owner>[a-z]+(?: [a-z]+)?)"
+)
+#: "how many actors have appeared in each musical": a verb between, the model named after.
+_EACH_VERB = re.compile(
+    r"(?<![a-z])(?:how many|number of|count of|the number of)\s+(?P<noun>[a-z]+(?: [a-z]+)?)"
+    r"\s+(?:[a-z]+\s+){1,3}?(?:each|every)\s+(?P<owner>[a-z]+(?: [a-z]+)?)(?=$|[?.,!]|\s)"
 )
 
 #: "with at least 3 albums", "that have more than two orders", "who has exactly 1 loan".
 _HAVING = re.compile(
-    r"(?<![a-z])(?:have|has|had|having|with|own|owns)\s+(?:(?P<cmp>at least|more than|over|"
+    r"(?<![a-z])(?:have|has|had|having|with|own|owns)\s+(?:[a-z]+(?:ed|en|wn)\s+)?"
+    r"(?:(?P<cmp>at least|more than|over|"
     r"fewer than|less than|at most|exactly|no more than|no less than)\s+)?"
     r"(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<more>or more\s+)?"
     r"(?P<noun>[a-z][a-z ]{1,40}?)(?=$|[?.,!]|\s+(?:and|in|of|for|with|to|at|from|on|by|"
@@ -86,8 +93,11 @@ def read_related_count(scan: Scan, view: JoinedView, models: Mapping[str, Model]
     many = {n: r for n, r in view.relations.items() if r.type == "has_many"}
     if not many:
         return None
-    for pattern, ranked in ((_MOST, True), (_EACH, False)):
+    own = _nouns(models.get(view.model.name, view.model))
+    for pattern, ranked in ((_MOST, True), (_EACH, False), (_EACH_VERB, False)):
         for m in scan.find(pattern):
+            if pattern is not _MOST and not any(_starts(m["owner"], n) for n in own):
+                continue  # "each <another model>": not a count per record of this one
             hits = nouns_reaching(
                 m["noun"].strip(), many, models, view.model.name, _nouns, last=False
             )
@@ -106,6 +116,10 @@ def read_related_count(scan: Scan, view: JoinedView, models: Mapping[str, Model]
         op = ">=" if m["more"] else _CMP[m["cmp"]]
         return RelatedCount(hits[0], None, (op, int(number(m["n"]))))
     return None
+
+
+def _starts(phrase: str, noun: str) -> bool:
+    return phrase == noun or phrase.startswith(f"{noun} ")
 
 
 class Read(Protocol):
