@@ -60,19 +60,17 @@ def fold_aliases(data: Any, aliases: dict[str, str]) -> Any:
     return out
 
 
-# Every model here is built on first use (``defer_build``), not at import: one command
-# uses a few of them, and building one costs about a millisecond (#18: start-up).
-
-
 class _In(BaseModel):
     # Attribute docstrings become field descriptions in JSON Schema (OpenAPI, MCP tools),
     # read when a schema is built rather than when the class is (unifind._fielddocs).
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, json_schema_extra=describe_fields, defer_build=True
-    )
+    # Built at import: FastAPI wraps a request body's model in a TypeAdapter with the
+    # field's alias, and a deferred build runs outside the block where FastAPI silences
+    # pydantic's warning about that alias (GET /openapi.json failed).
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=describe_fields)
 
 
 class _Out(BaseModel):
+    # Built on first use, not at import (#18: start-up): one command uses a few of them.
     model_config = ConfigDict(defer_build=True)
 
 
