@@ -224,3 +224,42 @@ async def test_a_superlative_of_a_two_word_singular_keeps_one_row(leg: DBLeg) ->
 async def test_a_year_with_no_date_column_is_not_dropped(leg: DBLeg) -> None:
     res = await ask(leg, "staff who joined after 2001")
     assert res.status.value == "partial", res.dsl  # no column holds a date: said
+
+
+@pytest.fixture
+def weather(tmp_path: Path) -> Iterator[DBLeg]:
+    path = tmp_path / "weather.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "CREATE TABLE weather (id INTEGER PRIMARY KEY, zip_code INTEGER, carrier_code TEXT, "
+        "max_temperature_f REAL, mean_temperature_f REAL, min_temperature_f REAL)"
+    )
+    rows = [(1, 94107, "UP", 70, 60, 50), (2, 94107, "UP", 80, 70, 60),
+            (3, 95113, "FE", 90, 80, 70), (4, 95113, "FE", 60, 50, 40)]  # fmt: skip
+    conn.executemany("INSERT INTO weather VALUES (?,?,?,?,?,?)", rows)
+    conn.commit()
+    conn.close()
+    columns = {
+        "id": {"type": "integer", "description": "id"},
+        "zip_code": {"type": "integer", "description": "zip code"},
+        "carrier_code": {"type": "string", "description": "carrier code", "searchable": True},
+        "max_temperature_f": {"type": "number", "description": "max temperature f"},
+        "mean_temperature_f": {"type": "number", "description": "mean temperature f"},
+        "min_temperature_f": {"type": "number", "description": "min temperature f"},
+    }
+    leg = DBLeg(f"sqlite:///{path}", {"weather": {"description": "weather", "columns": columns}})
+    yield leg
+    leg.close()
+
+
+async def test_a_one_letter_unit_part_leaves_the_column_named(weather: DBLeg) -> None:
+    res = await ask(weather, "the average mean temperature for each zip code", "weather")
+    assert res.dsl["aggregates"] == [{"fn": "avg", "field": "mean_temperature_f"}], res.dsl
+    assert res.dsl["groups"] == ["zip_code"]
+
+
+async def test_a_code_of_capitals_has_no_plural(weather: DBLeg) -> None:
+    res = await ask(weather, "readings of carrier UPS", "weather")
+    assert "'UP'" not in str(res.dsl), res.dsl  # "UPS" is not the code "UP"
+    res = await ask(weather, "readings of carrier UP", "weather")
+    assert res.dsl["wheres"] == [{"field": "carrier_code", "value": "UP"}], res.dsl

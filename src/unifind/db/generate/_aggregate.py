@@ -70,8 +70,9 @@ def read_aggregation(
             if hit is None:
                 continue
             sense, span = hit
-            if _inside_name(scan, m, sense):
-                continue  # "total horses" names the column Total_Horses: no sum
+            if _inside_name(scan, m, sense) or any(_begins(scan, m, s) for s in numeric):
+                continue  # "total horses" names the column Total_Horses: no sum; "average
+                # mean temperature": "mean" begins mean_temperature_f's name
             if fn in ("max", "min") and not groups and not _asks_value(scan, m, span, nouns):
                 continue
             cue = _VALUE_CUE.search(scan.rest) if fn in ("max", "min") else None
@@ -135,8 +136,10 @@ def _distinct(scan: Scan, end: int, senses: dict[str, Sense]) -> str | None:
 
 def _inside_name(scan: Scan, m: re.Match[str], sense: Sense) -> bool:
     """The function word begins a phrase naming the column ("total points" → pts)."""
-    if m[0] in sense.column.name.lower().split("_"):
-        return True
+    return m[0] in sense.column.name.lower().split("_") or _begins(scan, m, sense)
+
+
+def _begins(scan: Scan, m: re.Match[str], sense: Sense) -> bool:
     return any(
         " " in w and re.match(rf"{re.escape(w)}(?![a-z])", scan.text[m.start() :])
         for w in sense.words
