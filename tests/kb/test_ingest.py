@@ -559,3 +559,43 @@ def test_demo_corpus_documents_are_handbook_sized() -> None:
         extracted = extract_bytes(path.read_bytes(), name=path.name)
         assert 400 <= len(extracted.text) <= 2500, path.name
         assert extracted.title and extracted.title != path.stem, path.name
+
+
+class BatchStore(MemoryStore):
+    """A store that writes a batch in one all-or-nothing call, like PostgreSQL's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def upsert_documents(
+        self, collection: str, batch: Sequence[tuple[DocumentIn, Sequence[ChunkIn]]]
+    ) -> list[UpsertOutcome]:
+        names = [d.document_id for d, _ in batch]
+        if set(names) & self.fail_on:
+            raise OSError("refused")  # nothing of the batch is written
+        self.batches.append(names)
+        return [self.upsert_document(collection, d, c) for d, c in batch]
+
+
+def test_a_flush_is_one_batch_where_the_store_writes_batches(tmp_path: Path) -> None:
+    store = BatchStore()
+    store.create_collection("docs", embedder="hash:16", dim=16)
+    for i in range(4):
+        (tmp_path / f"d{i}.txt").write_text(f"Document {i} about refunds.")
+    report = ingest_files(store, "docs", [tmp_path], analyzer=AUTO, embedder=RecordingEmbedder())
+    assert report.added == 4
+    assert store.batches == [[str(tmp_path / f"d{i}.txt") for i in range(4)]]
+
+
+def test_a_refused_batch_is_written_one_by_one_and_only_the_culprit_fails(
+    tmp_path: Path,
+) -> None:
+    store = BatchStore()
+    store.create_collection("docs", embedder="hash:16", dim=16)
+    for i in range(3):
+        (tmp_path / f"d{i}.txt").write_text(f"Document {i} about refunds.")
+    store.fail_on = {str(tmp_path / "d1.txt")}
+    report = ingest_files(store, "docs", [tmp_path], analyzer=AUTO, embedder=RecordingEmbedder())
+    assert [o.status for o in report.outcomes] == ["added", "failed", "added"]
+    assert store.batches == [] and len(store.docs) == 2

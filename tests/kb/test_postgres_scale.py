@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from unifind import KnowledgeBase
+from unifind.config import Settings
 from unifind.errors import InputError, StoreError
 from unifind.kb import _pgbulk
 from unifind.kb.migrate import migrate
@@ -203,3 +205,26 @@ def test_a_migration_into_postgres_writes_batches(
     assert report.verified and report.copied == 250
     assert calls == [200, 50]
     assert store.get_collection("docs").chunks == 500
+
+
+def test_ingest_through_the_kb_writes_each_flush_as_one_batch(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    many = PostgresStore.upsert_documents
+
+    def spy(self: PostgresStore, collection: str, batch: Any) -> Any:
+        calls.append(len(batch))
+        return many(self, collection, batch)
+
+    monkeypatch.setattr(PostgresStore, "upsert_documents", spy)
+    for i in range(5):
+        (tmp_path / f"d{i}.txt").write_text(f"Document {i} about basalt.")
+    spec = f"{pg_url}?schema=ingest{os.getpid()}"
+    settings = Settings(home=tmp_path / "home", kb={"store": spec, "embedder": "hash:16"})
+    with KnowledgeBase.open(settings) as kb:
+        kb.create("docs")
+        report = kb.ingest("docs", [tmp_path])
+        assert report.added == 5
+        assert kb.store.get_collection("docs").documents == 5
+    assert calls == [5]

@@ -327,11 +327,34 @@ class _Writer:
         embedded: list[_Vectors | str | None] = [None] * len(pending)
         if self.embedder is not None:
             embedded = [*self._embed(self.embedder, pending)]
+        ready: list[tuple[_Prepared, _Vectors | None]] = []
         for doc, vectors in zip(pending, embedded, strict=True):
             if isinstance(vectors, str):
                 self.emit(FileOutcome(doc.label, doc.doc.document_id, "failed", error=vectors))
             else:
-                self._write(doc, vectors)
+                ready.append((doc, vectors))
+        if len(ready) > 1 and self._write_batch(ready):
+            return
+        for doc, vectors in ready:
+            self._write(doc, vectors)
+
+    def _write_batch(self, ready: list[tuple[_Prepared, _Vectors | None]]) -> bool:
+        """Write the flush in one call where the store writes batches (PostgreSQL: one
+        transaction, a fixed number of statements); False: write them one by one (no
+        batches there, or the batch was refused, so nothing of it was written)."""
+        pick = getattr(self.store, "batch_writer", None)
+        many = pick(self.collection) if pick else getattr(self.store, "upsert_documents", None)
+        if many is None:
+            return False
+        batch = [(doc.doc, _chunks(doc, vectors)) for doc, vectors in ready]
+        try:
+            statuses = many(self.collection, batch)
+        except Exception:  # one document's fault must not fail its neighbours: find it
+            return False
+        for (doc, _), (_, chunks), status in zip(ready, batch, statuses, strict=True):
+            written = 0 if status == "unchanged" else len(chunks)
+            self.emit(FileOutcome(doc.label, doc.doc.document_id, status, chunks=written))
+        return True
 
     def _embed(self, emb: Embedder, docs: list[_Prepared]) -> list[_Vectors | str]:
         """Each document's vectors, or why embedding it failed."""
@@ -370,17 +393,7 @@ class _Writer:
         return rows.astype(np.float32, copy=False)
 
     def _write(self, doc: _Prepared, vectors: _Vectors | None) -> None:
-        chunks = [
-            ChunkIn(
-                ordinal=i,
-                text=span.text,
-                start=span.start,
-                end=span.end,
-                terms=dict(doc.terms[i]),
-                vector=vectors[i] if vectors is not None else None,
-            )
-            for i, span in enumerate(doc.spans)
-        ]
+        chunks = _chunks(doc, vectors)
         try:
             status = self.store.upsert_document(self.collection, doc.doc, chunks)
         except Exception as exc:
@@ -394,6 +407,16 @@ class _Writer:
             return
         written = 0 if status == "unchanged" else len(chunks)
         self.emit(FileOutcome(doc.label, doc.doc.document_id, status, chunks=written))
+
+
+def _chunks(doc: _Prepared, vectors: _Vectors | None) -> list[ChunkIn]:
+    return [
+        ChunkIn(
+            ordinal=i, text=span.text, start=span.start, end=span.end,
+            terms=dict(doc.terms[i]), vector=vectors[i] if vectors is not None else None,
+        )
+        for i, span in enumerate(doc.spans)
+    ]  # fmt: skip
 
 
 _FREE_SPACE = "free space, then ingest again"

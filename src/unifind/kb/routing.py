@@ -353,6 +353,13 @@ class RoutingStore(KBStore):
     ) -> UpsertOutcome:
         return self._call(collection, lambda s: s.upsert_document(collection, doc, chunks))
 
+    def batch_writer(self, collection: str) -> Callable[..., list[UpsertOutcome]] | None:
+        """The holding store's ``upsert_documents`` (many documents in one transaction),
+        or None where it writes one by one (ingest then writes document by document)."""
+        store, _ = self._route(collection)
+        many: Callable[..., list[UpsertOutcome]] | None = getattr(store, "upsert_documents", None)
+        return many
+
     def delete_document(self, collection: str, document_id: str) -> bool:
         return self._call(collection, lambda s: s.delete_document(collection, document_id))
 
