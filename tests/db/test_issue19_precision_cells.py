@@ -115,6 +115,9 @@ async def test_a_value_of_two_columns_binds_the_one_named_else_either(leg: DBLeg
     res = await ask(leg, "staff in Paris")
     assert sorted(ids(res)) == [1, 2, 5, 6]  # home or work city: both hold Paris
     assert res.understood["paris"] == "value of home_city, work_city"
+    assert "'Paris' is a value of home_city or work_city" in res.notes[0], res.notes
+    res = await ask(leg, "staff whose home city is Paris")
+    assert not any("is a value of" in n for n in res.notes)
 
 
 async def test_part_of_a_value_is_searched_as_text(leg: DBLeg) -> None:

@@ -194,6 +194,7 @@ class BuiltinGenerator:
             and not _names_model(scan.text, known)
         )
         notes = [*nested, *shape.notes, *number_notes, *words.notes(model, off_topic)]
+        notes += [_either_note(w) for w in wheres if _either(w)]
         wheres += [_like_any(kw, model.searchable, "like") for kw in words.keywords]
         dsl = QueryDSL(
             model=model.name,
@@ -361,6 +362,20 @@ def _content_words(phrases: list[str]) -> list[str]:
     """The words of ``phrases`` that are not function words (as the ledger splits them)."""
     words = (m[0] for p in phrases for m in TOKEN.finditer(p.lower()))
     return [w for w in words if w not in STOPWORDS]
+
+
+def _either(where: Where) -> bool:
+    """A value several columns hold, the question naming none: any of them (values, cells)."""
+    kids = where.wheres or ()
+    return len(kids) > 1 and all(k.op == "=" and k.value == kids[0].value for k in kids) and len(
+        {k.field for k in kids}) == len(kids)  # fmt: skip
+
+
+def _either_note(where: Where) -> str:
+    kids = where.wheres or ()
+    fields = " or ".join(str(k.field) for k in kids)
+    return (f"{kids[0].value!r} is a value of {fields}: rows with it in any of them (name the "
+            "column to choose one)")  # fmt: skip
 
 
 #: "the first 5 customers": an order is meant; with none named, the rows are the
