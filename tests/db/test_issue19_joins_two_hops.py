@@ -153,3 +153,8 @@ def test_between_equal_fits_the_reading_fewer_relations_away_answers() -> None:
     notes = pick_one(runs, ms, "which ones have id 1")
     assert "answered from model near" in notes[0]
     assert runs[0].report is not None and runs[0].report.status is Status.SKIPPED
+    # a sort along a join counts too ("counties sorted by population" read on parties)
+    own, far = run("near", "id"), run("far", "id")
+    far.dsl = {"model": "far", "orders": [{"field": "a.b.id"}]}
+    notes = pick_one([far, own], ms, "which ones have id 1")
+    assert "answered from model near" in notes[0]

@@ -65,6 +65,7 @@ def _joined(dsl: Any) -> int:
         return 1
     names: list[Any] = [*dsl.get("select", ()), *dsl.get("groups", ())]
     names += [a.get("field") for a in dsl.get("aggregates", ())]
+    names += [o.get("field") for o in dsl.get("orders", ())]
 
     def walk(ws: Any) -> None:
         for w in ws or ():
