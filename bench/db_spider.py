@@ -353,6 +353,8 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, list[dict
         if unknown := wanted - set(schemas):
             raise SystemExit(f"unknown --dbs {sorted(unknown)}; e.g. {sorted(schemas)[:5]}")
         questions = [q for q in questions if q["db_id"] in wanted]
+    if args.part != "all":
+        questions = [q for q in questions if q["single_table"] == (args.part == "single")]
     if args.sample:
         questions = sorted(random.Random(19).sample(questions, min(args.sample, len(questions))),
                            key=lambda q: q["train_index"])  # fmt: skip
@@ -400,6 +402,12 @@ def main() -> int:
     ap.add_argument("--dbs", help="comma-separated db_ids only")
     ap.add_argument("--limit", type=int, help="at most N questions per database")
     ap.add_argument("--sample", type=int, help="a fixed random sample of N questions")
+    ap.add_argument(
+        "--part",
+        choices=("all", "single", "multi"),
+        default="all",
+        help="only the questions whose gold reads one table (single) or several",
+    )
     ap.add_argument("--resume", action="store_true", help="skip questions already in --out")
     ap.add_argument("--out", type=Path, default=CACHE / "records.jsonl",
                     help="per-question records (JSONL; gitignored)")  # fmt: skip
