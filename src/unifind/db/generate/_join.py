@@ -38,7 +38,7 @@ from unifind.db.generate._view import (
     finish,
     joined_relations,
     joined_view,
-    unnamed_far_text,
+    without_far_text,
 )
 from unifind.db.generate.base import Generation, GenerationError
 from unifind.db.joins import Join
@@ -154,8 +154,10 @@ def read_with_joins(
         return _plain(plain, error)
     if blank is None:
         alt = _per_record(read, question, model, view, alt, strict, models)
-    if unnamed_far_text(alt.dsl, view, Scan(question).text):
+    kept = without_far_text(alt.dsl, view, Scan(question).text)
+    if kept is None:
         return _plain(plain, error)
+    alt = dataclasses.replace(alt, dsl=kept)
     if count is not None:
         made = _counted(alt.dsl, model, view, count, models)
     elif absent is not None:

@@ -54,6 +54,8 @@ class JoinedView:
     the relations it follows."""
     far: dict[str, Model]
     """The models the paths reach, by name."""
+    near: frozenset[str] = frozenset()
+    """The words of the model's text and of the models one relation away."""
 
     def many(self, path: str) -> bool:
         """The path repeats the model's rows (it follows a has_many relation)."""
@@ -207,7 +209,10 @@ def _build(model: Model, models: Mapping[str, Model]) -> JoinedView | None:
                                     "vocabulary": frozenset(vocabulary),
                                     "vocabulary_complete": complete})  # fmt: skip
     reached = {hops[-1].model: models[hops[-1].model] for hops in paths.values()}
-    return JoinedView(view, rels, paths, reached)
+    near = set(model.vocabulary)
+    for rel in rels.values():
+        near |= models[rel.model].vocabulary
+    return JoinedView(view, rels, paths, reached, frozenset(near))
 
 
 def _relation_nouns(path: str) -> list[str]:
@@ -235,8 +240,10 @@ def finish(dsl: QueryDSL, model: Model, view: JoinedView, text: str) -> tuple[Qu
     join would repeat rows under an aggregate that can't take it. A row answer shows the
     joined columns the question names beside the model's own."""
     used = joined_relations(dsl)
-    if not used or unnamed_far_text(dsl, view, text):
+    kept = without_far_text(dsl, view, text) if used else None
+    if kept is None:
         return None
+    dsl = kept
     if not dsl.aggregates and dsl.select is None:
         named = [
             f
@@ -268,19 +275,48 @@ def finish(dsl: QueryDSL, model: Model, view: JoinedView, text: str) -> tuple[Qu
     return dsl.model_copy(update={"model": model.name}), join_note(model, view, used)
 
 
-def unnamed_far_text(dsl: QueryDSL, view: JoinedView, text: str) -> bool:
-    """A word searched as text in a model two relations away that the question does not
-    name: such a loose match makes a far reading look like a fit ("customers in Brazil
-    who have an invoice" read on invoices, "first" found in a track's name)."""
-    far = {
-        f.rsplit(".", 1)[0]
-        for f in _like_fields(dsl.wheres)
-        if f.count(".") == 2 and f.rsplit(".", 1)[0] in view.paths
-    }
-    return any(
-        not any(phrase_pattern(n).search(text) for n in _nouns(view.far[view.paths[p][-1].model]))
-        for p in far
-    )
+def without_far_text(dsl: QueryDSL, view: JoinedView, text: str) -> QueryDSL | None:
+    """``dsl`` without text searches two relations away in a model the question does not
+    name: such a loose match makes a far reading look like a fit ("customers in Brazil who
+    have an invoice" read on invoices, "first" found in a track's name). An alternative of
+    a group goes; None when a condition would be left with no alternative at all."""
+
+    def far(field: str | None) -> bool:
+        path = field.rsplit(".", 1)[0] if field and field.count(".") == 2 else ""
+        if path not in view.paths:
+            return False
+        other = view.far[view.paths[path][-1].model]
+        return not any(phrase_pattern(n).search(text) for n in _nouns(other))
+
+    def keep(ws: tuple[Where, ...], top: bool) -> tuple[Where, ...] | None:
+        out: list[Where] = []
+        for w in ws:
+            if w.op == "like" and far(w.field):
+                if top:
+                    return None  # a whole condition, not one alternative of it
+                continue
+            if w.wheres is not None:
+                inner = keep(w.wheres, False)
+                if not inner:
+                    return None
+                if len(inner) != len(w.wheres):
+                    if not _near(inner, view.near):
+                        return None  # the word is in no text but the far model's
+                    first = inner[0].model_copy(update={"or_": False})
+                    w = w.model_copy(update={"wheres": (first, *inner[1:])})
+            out.append(w)
+        return tuple(out)
+
+    if not any(far(f) for f in _like_fields(dsl.wheres)):
+        return dsl
+    wheres = keep(dsl.wheres, True)
+    return None if wheres is None else dsl.model_copy(update={"wheres": wheres})
+
+
+def _near(group: tuple[Where, ...], near: frozenset[str]) -> bool:
+    """The group's searched word occurs in the text of the model or one relation away."""
+    words = {str(w.value).strip("%").lower() for w in group if w.op == "like"}
+    return any(w in near or f"{w}s" in near for w in words)
 
 
 def _like_fields(wheres: tuple[Where, ...]) -> list[str]:
