@@ -149,7 +149,7 @@ def test_workers_default_to_the_usable_cores(monkeypatch: pytest.MonkeyPatch) ->
     assert _onnx.embed_workers() == len(os.sched_getaffinity(0))
     monkeypatch.setenv(_onnx.WORKERS_ENV, "3")
     assert _onnx.embed_workers() == 3
-    for bad in ("0", "two", "-1"):
+    for bad in ("0", "two", "-1", "65", "9" * 5000):
         monkeypatch.setenv(_onnx.WORKERS_ENV, bad)
         with pytest.raises(ConfigError, match="UNIFIND_EMBED_WORKERS must be a positive"):
             _onnx.embed_workers()

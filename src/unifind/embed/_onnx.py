@@ -34,6 +34,7 @@ _WINDOW = 1024
 #: Overrides how many batches run at once when embedding documents (default: the cores
 #: this process may use). ``1`` on a machine shared with other busy processes.
 WORKERS_ENV = "UNIFIND_EMBED_WORKERS"
+WORKERS_MAX = 64  # each worker is a thread holding a batch's tensors
 
 
 def embed_workers() -> int:
@@ -41,8 +42,10 @@ def embed_workers() -> int:
     process may run on (its affinity mask, which containers and ``taskset`` narrow)."""
     raw = os.environ.get(WORKERS_ENV, "").strip()
     if raw:
-        if not raw.isdigit() or int(raw) < 1:
-            raise ConfigError(f"{WORKERS_ENV} must be a positive integer, got {raw!r}")
+        if not (raw.isdigit() and len(raw) <= 3 and 1 <= int(raw) <= WORKERS_MAX):
+            raise ConfigError(
+                f"{WORKERS_ENV} must be a positive integer up to {WORKERS_MAX}, got {raw!r}"
+            )
         return int(raw)
     affinity = getattr(os, "sched_getaffinity", None)  # Linux; elsewhere every CPU
     return max(1, len(affinity(0)) if affinity else (os.cpu_count() or 1))
