@@ -275,6 +275,7 @@ async def _one(
             result.status.value,
         )
         rec["rows"] = len(rows)
+        rec["confidence"] = result.confidence  # the share of content words used (scope 1)
     except Exception as exc:  # a raise is an outcome to count, not to stop on
         rec["outcome"], rec["error"] = "error", f"{type(exc).__name__}: {exc}"[:300]
     rec["ms"] = round((time.perf_counter() - t0) * 1000, 2)
