@@ -106,7 +106,11 @@ async def test_the_subquery_reads_only_rows_the_caller_may_see(library: Any) -> 
     ("value", "op", "message"),
     [
         ({"query": {"model": "books", "select": ["author_id", "year"]}}, "in", "one field"),
-        ({"query": {"model": "books", "select": ["author_id"], "limit": 2}}, "in", "no orders"),
+        (
+            {"query": {"model": "books", "select": ["author_id"], "limit": 2}},
+            "in",
+            "orders and a limit together",
+        ),
         ({"query": {"model": "shelves", "select": ["id"]}}, "in", "models: authors"),
         ({"query": {"model": "books", "select": ["secret"]}}, "in", "allowed: id, title"),
         ({"query": {"model": "books", "select": ["title"]}}, "in", "numbers with numbers"),

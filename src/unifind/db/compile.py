@@ -17,7 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.sql.elements import ColumnElement
 
-from unifind.db.dsl import QueryDSL, SubAggregate, SubQuery, Where
+from unifind.db.dsl import FieldRef, QueryDSL, SubAggregate, SubQuery, Where
 from unifind.db.joins import Permit, Scope
 from unifind.db.models import Model, sql_table
 from unifind.db.permissions import permission_clause
@@ -196,7 +196,9 @@ class _Query:
 
     def value(self, value: Any) -> Any:
         """A sub-aggregate's scalar subquery, or an in/notin subquery's SELECT, over the rows
-        its model lets the caller see."""
+        its model lets the caller see; another field's column."""
+        if isinstance(value, FieldRef):
+            return self.column(value.field)
         if isinstance(value, SubQuery):
             return self._subquery(value.query)
         if not isinstance(value, SubAggregate):
@@ -220,7 +222,9 @@ class _Query:
 
     def _subquery(self, dsl: QueryDSL) -> sa.Select[Any]:
         """``SELECT field FROM model ... WHERE (perm) AND (...) [GROUP BY field HAVING ...]``:
-        not correlated with the outer query; every model it reads is permission-checked."""
+        not correlated with the outer query; every model it reads is permission-checked.
+        With a limit, its first rows, read through a derived table (MySQL and MariaDB take
+        no LIMIT directly inside IN)."""
         self._subs += 1
         model = self.scope.models[dsl.model or ""]
         table: Any = sql_table(model).alias(f"s{self._subs}")
@@ -233,13 +237,26 @@ class _Query:
             stmt = stmt.where(sa.and_(*(c.self_group() for c in clauses)))
         if dsl.aggregates:
             stmt = stmt.group_by(q.column(field))
-            for h in dsl.havings:
-                agg = next(a for a in dsl.aggregates if a.name == h.field)
-                fn = _FNS[agg.fn]
-                arg = q.column(agg.field) if agg.field else None
-                expr = fn(arg.distinct() if agg.distinct else arg) if arg is not None else fn()
-                stmt = stmt.having(_operator(expr, h.op, h.value))
-        return stmt
+        known = {a.name: _agg_expr(a, q) for a in dsl.aggregates}
+        for h in dsl.havings:
+            stmt = stmt.having(_operator(known[h.field or ""], h.op, h.value))
+        if dsl.limit is None:
+            return stmt
+        keys = [_key(known[o.field] if o.field in known else q.column(o.field), o.sort)
+                for o in dsl.orders]  # fmt: skip
+        # The field last: rows tied on every key are cut the same way on every dialect.
+        stmt = stmt.order_by(*keys, q.column(field).asc()).limit(dsl.limit)
+        top = stmt.subquery(f"s{self._subs}t")
+        return sa.select(top.c[0])
+
+
+def _agg_expr(agg: Any, q: _Query) -> ColumnElement[Any]:
+    """``fn(field)`` of one aggregate (``count(*)`` without a field)."""
+    fn = _FNS[agg.fn]
+    if agg.field is None:
+        return fn()  # type: ignore[no-any-return]
+    arg = q.column(agg.field)
+    return fn(arg.distinct() if agg.distinct else arg)  # type: ignore[no-any-return]
 
 
 def _fields(dsl: QueryDSL) -> list[str]:
@@ -249,6 +266,7 @@ def _fields(dsl: QueryDSL) -> list[str]:
     def walk(ws: Sequence[Where]) -> None:
         for w in ws:
             names.extend([w.field] if w.field else [])
+            names.extend([w.value.field] if isinstance(w.value, FieldRef) else [])
             walk(w.wheres or ())
 
     walk(dsl.wheres)

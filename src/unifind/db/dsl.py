@@ -11,7 +11,9 @@ relation, a ``joins`` list adds relations or gou-style ``from/key/foreign`` join
 drops duplicate rows, an aggregate's ``distinct`` counts distinct values, and a where's
 value may be an aggregate of a column (:class:`SubAggregate`, with its own ``wheres``):
 "older than the average". ``in``/``notin`` take a subquery (:class:`SubQuery`), and
-``compound`` is a set operation with one more query (:class:`Compound`).
+``compound`` is a set operation with one more query (:class:`Compound`); a where's value
+``{"field": ...}`` is another field of the query (:class:`FieldRef`: "checking balance
+above the savings balance").
 
 :func:`validate_dsl` checks a DSL against a :class:`~unifind.db.models.Model` and coerces
 values to the column types; everything it rejects raises InputError naming what is allowed.
@@ -63,8 +65,9 @@ class Where(_DSL):
     """A column of the model, or ``relation.column`` along a relation."""
     op: Op = "="
     value: Any = None
-    """A value of the column's type; a list for in/notin, [low, high] for between; or a
-    sub-aggregate ``{"agg": "avg", "field": "age"}`` to compare with."""
+    """A value of the column's type; a list for in/notin, [low, high] for between; a
+    sub-aggregate ``{"agg": "avg", "field": "age"}`` to compare with; or another field of
+    the query, ``{"field": "savings.balance"}``."""
     or_: bool = Field(default=False, alias="or")
     """Join to the previous condition with OR instead of AND."""
     wheres: tuple[Where, ...] | None = None
@@ -157,9 +160,18 @@ class SubQuery(_DSL):
     ("authors who wrote a book after 2000"; ``notin``: "... who never did"). The query
     returns one field: ``select`` of one field, or one group with aggregates and havings
     ("customers with more than 2 orders"). It reads only rows its model lets the caller
-    see; it takes no orders, limit or offset."""
+    see. With ``orders`` and a ``limit`` it is the first rows only ("students of the
+    largest major": the major of the group with the highest count, limit 1)."""
 
     query: QueryDSL
+
+
+class FieldRef(_DSL):
+    """A where's value that is another field of the same query, ``{"field": "t.balance"}``:
+    "accounts whose checking balance is above their savings balance". Compared with
+    ``=``, ``!=``, ``>``, ``>=``, ``<``, ``<=``; numbers with numbers, text with text."""
+
+    field: str
 
 
 def dsl_json_schema() -> dict[str, Any]:
@@ -182,11 +194,14 @@ def dsl_json_schema() -> dict[str, Any]:
         "additionalProperties": False,
     }  # fmt: skip
     value = defs["Where"]["properties"]["value"]
+    ref = FieldRef.model_json_schema(by_alias=True)
+    defs["FieldRef"] = ref
     value["anyOf"] = [
         {"type": ["string", "number", "integer", "boolean", "null"]},
         {"type": "array", "maxItems": MAX_IN_VALUES},
         {"$ref": "#/$defs/SubAggregate"},
         {"$ref": "#/$defs/SubQuery"},
+        {"$ref": "#/$defs/FieldRef"},
     ]
     return schema
 
@@ -370,6 +385,8 @@ def _check_where(w: Where, scope: Scope, depth: int) -> Where:
     if w.field is None:
         raise InputError("a where needs a field (or nested wheres)")
     ref = scope.resolve(w.field, "wheres")
+    if isinstance(w.value, FieldRef) or (isinstance(w.value, dict) and set(w.value) == {"field"}):
+        return w.model_copy(update={"value": _check_ref(w.op, w.value, ref.column, scope)})
     if w.op in ("in", "notin") and isinstance(w.value, dict | SubQuery):
         return w.model_copy(update={"value": _check_subquery(w.value, ref.column, scope)})
     if isinstance(w.value, dict | SubAggregate):
@@ -387,7 +404,8 @@ def _check_sub(op: str, value: Any, col: Column, scope: Scope) -> SubAggregate:
     except ValidationError as exc:
         raise InputError(
             f'a where\'s object value is an aggregate {{"agg": {"|".join(get_args(Fn))}, '
-            f'"field": <field>}}: {describe_errors(exc)}'
+            f'"field": <field>}}, another field {{"field": <field>}}, or (in/notin) a '
+            f'subquery {{"query": {{...}}}}: {describe_errors(exc)}'
         ) from exc
     if op not in _COMPARE:
         raise InputError(f"an aggregate value is compared with {', '.join(_COMPARE)}, not {op}")
@@ -403,6 +421,25 @@ def _check_sub(op: str, value: Any, col: Column, scope: Scope) -> SubAggregate:
     return sub
 
 
+def _check_ref(op: str, value: Any, col: Column, scope: Scope) -> FieldRef:
+    """A comparison with another field of the query: allow-listed like any field, and of a
+    kind the compared column can be compared with."""
+    ref = value if isinstance(value, FieldRef) else FieldRef.model_validate(value)
+    if op not in _COMPARE:
+        raise InputError(f"a field is compared with a field by {', '.join(_COMPARE)}, not {op}")
+    other = scope.resolve(ref.field, "wheres value").column
+    if _kind(other) != _kind(col) or (op not in ("=", "!=") and _kind(col) == "boolean"):
+        raise InputError(f"{col.name} ({col.type}) cannot be compared with {ref.field} "
+                         f"({other.type}): compare numbers with numbers, text with text, "
+                         "dates with dates")  # fmt: skip
+    return ref
+
+
+def _kind(col: Column) -> str:
+    kind = col.type or "string"
+    return "number" if kind in _NUMERIC else "date" if kind in ("date", "datetime") else kind
+
+
 def _check_subquery(value: Any, col: Column, scope: Scope) -> SubQuery:
     """An in/notin subquery: its model declared, every name checked like any DSL's, one
     field out whose kind matches the compared column."""
@@ -416,8 +453,11 @@ def _check_subquery(value: Any, col: Column, scope: Scope) -> SubQuery:
     other = scope.models.get(query.model or "")
     if other is None:
         raise InputError(f"a subquery names its model; models: {', '.join(scope.models)}")
-    if query.orders or query.limit is not None or query.offset is not None:
-        raise InputError("a subquery takes no orders, limit or offset (it is a set of values)")
+    if query.offset is not None or bool(query.orders) != (query.limit is not None):
+        raise InputError("a subquery takes orders and a limit together (its first rows) and "
+                         "no offset; without them it is the set of all its values")  # fmt: skip
+    if query.compound:
+        raise InputError("a subquery takes no set operation (compound)")
     query = validate_dsl(query, other, scope.models)
     if query.aggregates:
         if len(query.groups) != 1:
