@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from unifind.errors import InputError, StoreError, UnknownName
-from unifind.kb import _lexsave, _write
+from unifind.kb import _lexsave, _sqlitebulk, _write
 from unifind.kb._export import Exported, sqlite_document
 from unifind.kb._filters import filter_sql
 from unifind.kb._follow import Follower, Head, LexicalFollower, VectorFollower, read_head
@@ -199,6 +199,13 @@ class SQLiteStore(KBStore):
         self, collection: str, doc: DocumentIn, chunks: Sequence[ChunkIn]
     ) -> UpsertOutcome:
         return _write.upsert(self._conn(), collection, doc, chunks)
+
+    def upsert_documents(
+        self, collection: str, batch: Sequence[tuple[DocumentIn, Sequence[ChunkIn]]]
+    ) -> list[UpsertOutcome]:
+        """Write many documents in one transaction (``_sqlitebulk.py``): all of them or
+        none, leaving what one-by-one upserts would. Outcomes in ``batch`` order."""
+        return _sqlitebulk.upsert_many(self._conn(), collection, batch)
 
     def delete_document(self, collection: str, document_id: str) -> bool:
         return _write.delete_document(self._conn(), collection, document_id)

@@ -29,6 +29,7 @@ import pytest
 
 from unifind.errors import InputError, UnknownName
 from unifind.kb.base import KBStore
+from unifind.testing._kb_bulk import BulkTests
 from unifind.testing._kb_feedback import FeedbackTests
 from unifind.testing._kb_scale import ScaleOutTests
 from unifind.testing._kb_stubs import bm25, chunk, doc, ids, vec
@@ -38,7 +39,7 @@ __all__ = ["KBStoreConformance", "bm25", "chunk", "doc", "ids", "vec"]
 K1, B = 0.9, 0.4
 
 
-class KBStoreConformance(ScaleOutTests, FeedbackTests):
+class KBStoreConformance(ScaleOutTests, FeedbackTests, BulkTests):
     """Subclass it and implement ``make_store``; pytest collects the subclass's tests."""
 
     def make_store(self, tmp_path: Path) -> KBStore:
