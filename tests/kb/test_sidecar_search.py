@@ -4,9 +4,11 @@ search (liveness on a shared server, ties at the cut) and the sidecar's feedback
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from unifind.kb._follow import read_head
 from unifind.kb._sidecar import SidecarVectorStore
 from unifind.testing.kb_store import chunk, doc, ids, vec
 
@@ -78,3 +80,52 @@ def test_chunk_vectors_read_the_sidecar_without_loading_the_matrix(
     got = store.chunk_vectors("docs", [cid])
     assert list(got) == [cid] and got[cid].tolist() == pytest.approx([0, 0, 0.6, 0.8])
     assert store._vectors == {}  # no in-memory copy of the collection's vectors
+
+
+def _expected(store: SidecarVectorStore, query: tuple[float, ...]) -> list[str]:
+    """Every live chunk by exact cosine from the sidecar's own vectors, ties by id."""
+    every = ids(store.lexical_search("docs", ["t"], limit=100))
+    vectors = store.chunk_vectors("docs", every)
+    scored = sorted(every, key=lambda c: (-round(float(vectors[c] @ vec(*query)), 5), int(c)))
+    return scored
+
+
+def test_a_catch_up_runs_in_pages_and_records_its_position_with_the_last(
+    store: SidecarVectorStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from unifind.kb import _sidecar
+
+    monkeypatch.setattr(_sidecar, "_PAGE", 3)
+    batch = [(doc(f"d{i}"), [chunk(0, "t", vector=vec(1, i, i % 3, 0))]) for i in range(10)]
+    store.upsert_documents("docs", batch)
+    query = (1.0, 2.0, 1.0, 0.0)
+    assert ids(store.vector_search("docs", vec(*query), limit=20)) == _expected(store, query)
+    store.upsert_documents("docs", [(doc("d1", "h2"), [chunk(0, "t", vector=vec(0, 0, 0, 1))])])
+    store.delete_document("docs", "d2")
+    for i in range(10, 17):
+        store.upsert_document("docs", doc(f"d{i}"), [chunk(0, "t", vector=vec(i, 1, 0, 1))])
+    calls: list[tuple[int, int, int | None]] = []
+    apply, fail = store._apply, [True]
+
+    def flaky(coll_id: int, dim: int, rows: list[Any], deleted: list[int], seq: int | None) -> None:
+        calls.append((len(rows), len(deleted), seq))
+        if len(calls) == 2 and fail[0]:
+            raise RuntimeError("the engine went away mid-catch-up")
+        apply(coll_id, dim, rows, deleted, seq)
+
+    monkeypatch.setattr(store, "_apply", flaky)
+    with pytest.raises(RuntimeError, match="mid-catch-up"):
+        store.vector_search("docs", vec(*query), limit=20)
+    fail[0] = False
+    calls.clear()
+    hits = ids(store.vector_search("docs", vec(*query), limit=20))
+    assert hits == _expected(store, query) and len(hits) == 16  # each chunk once
+    head = read_head(store._conn(), "docs")
+    # 8 added (d1's new chunk, d10-d16) in pages of 3; both deletions with the first page.
+    assert calls == [(3, 2, None), (3, 0, None), (2, 0, head.seq)]
+    assert store._stored_seq(head.id) == head.seq
+    calls.clear()
+    monkeypatch.setattr(store, "_stored_seq", lambda coll_id: head.seq + 5)  # a recreated file
+    store._seqs.clear()
+    assert ids(store.vector_search("docs", vec(*query), limit=20)) == hits  # rebuilt, in pages
+    assert [c[0] for c in calls] == [3, 3, 3, 3, 3, 1] and calls[-1][2] == head.seq

@@ -48,6 +48,20 @@ _VECTORS_SQL = (
 )
 
 
+#: Vectors read from the sidecar and sent to the engine per step of a catch-up.
+_PAGE = 50_000
+
+
+def _vector_ids(conn: apsw.Connection, coll_id: int) -> list[int]:
+    """Every chunk of the collection that has a vector, in id order."""
+    rows = conn.execute(
+        "SELECT v.chunk FROM chunk_vectors AS v JOIN chunks AS c ON c.id = v.chunk "
+        "JOIN documents AS d ON d.id = c.doc WHERE d.collection_id = ? ORDER BY v.chunk",
+        (coll_id,),
+    )
+    return [int(r[0]) for r in rows]
+
+
 class SidecarVectorStore(SQLiteStore):
     """Vectors in an engine (one engine collection per vector collection), the rest in SQLite."""
 
@@ -132,8 +146,11 @@ class SidecarVectorStore(SQLiteStore):
         """The change-log position the engine's copy has applied (0: none)."""
         raise NotImplementedError
 
-    def _apply(self, coll_id: int, dim: int, rows: list[Any], deleted: list[int], seq: int) -> None:
-        """Write ``rows`` (id, float32 bytes), delete ``deleted``, record ``seq``."""
+    def _apply(
+        self, coll_id: int, dim: int, rows: list[Any], deleted: list[int], seq: int | None
+    ) -> None:
+        """Delete ``deleted``, write ``rows`` (id, float32 bytes), then record ``seq``
+        (None: a page of a longer catch-up, whose last page records it)."""
         raise NotImplementedError
 
     def _query(
@@ -242,12 +259,18 @@ class SidecarVectorStore(SQLiteStore):
                 if seq < head.floor or seq > head.seq:  # log trimmed past us, or a recreated file
                     self._drop(head.id)
                     self._ensure(head.id, head.dim)
-                    added: list[int] | None = None
-                    deleted: list[int] = []
+                    added, deleted = _vector_ids(conn, head.id), list[int]()
                 else:
                     added, deleted = _net_changes(conn, head, seq)
-                rows = load_vectors(conn, head.id, added)
-            self._apply(head.id, head.dim, rows, deleted, head.seq)
+            # Paged, so a million vectors are never all in memory: a page read after the
+            # snapshot misses only chunks deleted since, whose deletion the log (after
+            # head.seq) applies next time; the position is recorded with the last page.
+            for start in range(0, max(len(added), 1), _PAGE):
+                page = added[start : start + _PAGE]
+                rows = load_vectors(conn, head.id, page) if page else []
+                last = start + _PAGE >= len(added)
+                self._apply(head.id, head.dim, rows, deleted if start == 0 else [],
+                            head.seq if last else None)  # fmt: skip
             self._seqs[head.id] = head.seq
         return head.id, head.dim
 

@@ -100,7 +100,9 @@ class QdrantStore(SidecarVectorStore):
         got = self._call(lambda c: c.retrieve(qname, [_META], with_payload=True))
         return int(got[0].payload["seq"]) if got else 0
 
-    def _apply(self, coll_id: int, dim: int, rows: list[Any], deleted: list[int], seq: int) -> None:
+    def _apply(
+        self, coll_id: int, dim: int, rows: list[Any], deleted: list[int], seq: int | None
+    ) -> None:
         models = require("qdrant_client.models", "qdrant")
         qname = self._ename(coll_id)
         if deleted:
@@ -112,6 +114,8 @@ class QdrantStore(SidecarVectorStore):
             vectors = np.frombuffer(b"".join(r[1] for r in batch), dtype="<f4").reshape(-1, dim)
             points = models.Batch(ids=ids, vectors=vectors.tolist())
             self._call(lambda c, p=points: c.upsert(qname, points=p, wait=True))
+        if seq is None:
+            return
         mark = models.PointStruct(id=_META, vector=[0.0] * dim, payload={"seq": seq})
         self._call(lambda c: c.upsert(qname, points=[mark], wait=True))
 
