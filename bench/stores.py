@@ -232,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--pairs", type=int, default=300, help="speed: interleaved overhead pairs")
     p.add_argument(
         "--bulk", type=int, default=0,
-        help="speed: documents per batch on PostgreSQL's bulk path (0: one by one)",
+        help="speed: documents per upsert_documents batch where a store has it (0: one by one)",
     )  # fmt: skip
     p.add_argument("--data", type=Path, default=default_root())
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")
