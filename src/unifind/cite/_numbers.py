@@ -147,9 +147,37 @@ def quantities(sentence: str) -> list[Quantity]:
         text = _chinese_to_digits(text)
     if not any(c.isdigit() for c in text):
         return []
+    text = _RAISED_POINT.sub(".", text)  # "11·9 million" (Lancet style) is 11.9 million
+    text = _SUSPENDED.sub(lambda m: f"{m.group(1)}-{m.group(3)}{m.group(2)}", text)
     dates = [_date(m) for m in _ZH_DATE.finditer(text)]
     text = _ZH_DATE.sub(lambda m: " " * len(m.group(0)), text)
-    return dates + [q for m in _QUANTITY.finditer(text) if (q := _quantity(m)) is not None]
+    return dates + [
+        q for m in _QUANTITY.finditer(text) if not _named(text, m) and (q := _quantity(m))
+    ]
+
+
+# The raised decimal point of British and Lancet style between two digits.
+_RAISED_POINT = re.compile(r"(?<=\d)·(?=\d)")
+# A suspended hyphen: "55- and 65-year-old" is 55-year and 65-year (also "-, " and "- to").
+_SUSPENDED = re.compile(
+    r"\b(\d+(?:\.\d+)?)-(\s*(?:,|and|or|to)\s+|,\s*)"
+    r"(?=(?:\d+(?:\.\d+)?-(?:\s*(?:,|and|or|to)\s+|,\s*))*\d+(?:\.\d+)?-([^\W\d_]+))"
+)
+# Where a number is part of a name, not a quantity: after a name's number and a slash
+# ("BRCA1/2 mutations", "CDK4/6 inhibitors": variants 1 and 2), or after an acronym and a
+# space ("BRCA 1 mutation carriers", "COVID 19", "CI 10.3-13.9": a label's number).
+_NAME_SLASH = re.compile(r"[^\W\d_][\w-]*\d/$")
+_ACRONYM = re.compile(r"(?<![\w-])([A-Z]{2,})\s$")
+# Scale words: "30 million cases" is 30,000,000 cases.
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+
+def _named(text: str, m: re.Match[str]) -> bool:
+    before = text[max(0, m.start() - 40) : m.start()]
+    acronym = _ACRONYM.search(before)
+    if acronym and acronym.group(1).lower() not in _CURRENCIES:
+        return True
+    return bool(_NAME_SLASH.search(before))
 
 
 def _date(m: re.Match[str]) -> Quantity:
@@ -184,7 +212,15 @@ def _quantity(m: re.Match[str]) -> Quantity | None:
     elif m.group("ord"):
         dim, scale, after = "ordinal", 1.0, ""
     else:
-        dim, scale, upto = _unit(after)
+        scale_word = re.match(r"[\s\-]*([^\W\d_]+)", after)
+        factor = _SCALES.get(scale_word.group(1).lower(), 0.0) if scale_word else 0.0
+        if scale_word and factor:
+            low, high = low * factor, high * factor
+            rest = after[scale_word.end() :]
+            dim, scale, upto = _unit(rest) if rest.strip() else ("count:", 1.0, 0)
+            upto += scale_word.end()
+        else:
+            dim, scale, upto = _unit(after)
         after = after[:upto]
     number = m.group(0)[: len(m.group(0)) - len(m.group("after") or "")]
     return Quantity(low * scale, high * scale, dim, f"{number}{after.rstrip()}".strip())
