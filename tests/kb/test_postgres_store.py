@@ -10,10 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import psycopg
 import pytest
 
-from unifind.errors import SourceError, StoreError
+from unifind.errors import InputError, SourceError, StoreError
+from unifind.kb._pgsql import vector_text
+from unifind.kb._remote import prepare
 from unifind.kb.postgres import PostgresStore
 from unifind.registry import registry
 from unifind.testing.kb_store import KBStoreConformance, chunk, doc, ids, vec
@@ -85,6 +88,46 @@ def test_hnsw_index_is_used_above_the_threshold(pg_url: str) -> None:
             )
         ]
         assert f"chunks_hnsw_{cid}" not in names
+    finally:
+        store.close()
+
+
+def test_binary_copy_stores_exactly_the_float32_vectors_the_text_form_did(pg_url: str) -> None:
+    """Chunks go by binary COPY (pgvector's own binary form): the stored values are the
+    float32 given, bit for bit, the same as the server parses from our text form, NULL
+    stays NULL, and a value the text form refuses (NaN) is refused before any write."""
+    store = fresh(pg_url)
+    try:
+        store.create_collection("docs", embedder="e", dim=384)
+        rng = np.random.default_rng(7)
+        vecs = [vec(*rng.standard_normal(384)) for _ in range(20)]
+        batch = [(doc(f"d{i}"), [chunk(0, f"text {i}", vector=v), chunk(1, f"lexical {i}")])
+                 for i, v in enumerate(vecs)]  # fmt: skip
+        store.upsert_documents("docs", batch)
+        conn = store._conn()
+        rows = conn.execute(
+            store._sql(
+                "SELECT d.document_id, c.ordinal, c.vector::text, c.vector IS NULL "
+                "FROM {s}.chunks c JOIN {s}.documents d ON d.id = c.doc"
+            )
+        ).fetchall()
+        assert len(rows) == 40
+        for name, ordinal, text, null in rows:
+            if ordinal == 1:
+                assert null
+                continue
+            [ready] = prepare("docs", 384, doc(name), [chunk(0, "t", vector=vecs[int(name[1:])])])[
+                1
+            ]
+            want = np.frombuffer(ready.vector, dtype="<f4")  # normalised as every store does
+            back = np.asarray(text.strip("[]").split(","), dtype=np.float32)
+            assert back.tobytes() == want.tobytes()
+            typed = conn.execute("SELECT %s::vector::text", (vector_text(want.tobytes()),))
+            assert typed.fetchone()[0] == text
+        bad = np.full(384, np.nan, dtype=np.float32)
+        with pytest.raises(InputError, match="NaN"):
+            store.upsert_documents("docs", [(doc("nan"), [chunk(0, "n", vector=bad)])])
+        assert store.get_collection("docs").documents == 20
     finally:
         store.close()
 

@@ -10,6 +10,7 @@ consistent snapshot (Lucene's formula, k1=0.9, b=0.4; see ``_lexical.py``).
 from __future__ import annotations
 
 import json
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -215,6 +216,17 @@ def vector_text(blob: bytes | None) -> str | None:
     """pgvector's text form; float32 → repr → float32 round-trips exactly."""
     vec = _remote.unit_vector(blob)
     return None if vec is None else "[" + ",".join(map(repr, vec.tolist())) + "]"
+
+
+def vector_binary(blob: bytes | None) -> bytes | None:
+    """pgvector's binary form (``vector_recv``: int16 dim, int16 unused = 0, then dim
+    big-endian float4), for ``COPY ... (FORMAT BINARY)``: the same float32 values as
+    :func:`vector_text` without formatting 384 floats on our side nor parsing them on the
+    server's (https://github.com/pgvector/pgvector/blob/master/src/vector.c: vector_recv)."""
+    vec = _remote.unit_vector(blob)
+    if vec is None:
+        return None
+    return struct.pack(">HH", len(vec), 0) + vec.astype(">f4").tobytes()
 
 
 def info(row: Sequence[Any]) -> CollectionInfo:
