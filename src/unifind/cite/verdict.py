@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from unifind.cite._null import null_finding
 from unifind.cite._numbers import quantities
 from unifind.cite.contradict import STRONG_SHARE, Conflict, agrees, alignment, conflict, terms
 from unifind.cite.sentences import sentences
@@ -121,6 +122,14 @@ class SourceSentences:
             rivals = [units[j] for s, j in scored if s >= share - _NEAR and j != i]
             if not any(agrees(claim, u, found) for u in rivals):
                 return Evidence(citation_id, units[i], round(share, 3)), found
+        # No rule fired: a closely aligned sentence that reports the claim's effect as
+        # absent ("was not associated with", "did not reduce") contradicts a claim stating it.
+        for share, i in scored:
+            if share < STRONG_SHARE and i not in closest:
+                continue
+            if (clause := null_finding(claim, units[i], units)) is not None:
+                why = f"the source reports no such finding: {clause[:120]!r}"
+                return Evidence(citation_id, units[i], round(share, 3)), Conflict("negation", why)
         return best_evidence, None
 
 
