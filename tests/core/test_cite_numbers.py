@@ -72,3 +72,23 @@ def test_the_same_figure_read_right_is_no_conflict(claim: str, source: str) -> N
 def test_a_changed_figure_is_still_a_conflict(claim: str, source: str) -> None:
     found = conflict(claim, source)
     assert found is not None and found.kind == "number"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Pioneer factor OCT3/4 binds chromatin remodelling factors.",
+         "Oct4 binds chromatin remodelling factors in embryonic stem cells."),
+        ("BRCA2 mutation carriers have a higher risk.",
+         "Cancer risks varied by location of BRCA1/2 mutations."),
+    ],
+)  # fmt: skip
+def test_a_name_with_slashed_numbers_names_each(claim: str, source: str) -> None:
+    assert conflict(claim, source, reference=source) is None
+
+
+def test_a_name_with_another_number_is_still_a_conflict() -> None:
+    found = conflict("Oct3 binds the enhancer.", "Oct4 binds the enhancer.")
+    assert found is not None and found.kind == "number"
+    found = conflict("OCT3/5 binds the enhancer.", "Oct4 binds the enhancer.")
+    assert found is not None and found.kind == "number"

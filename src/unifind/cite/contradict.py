@@ -118,16 +118,26 @@ _IDENT = re.compile(r"\b([A-Za-z]{2,})[-‐]?(\d+)\b")
 
 
 def _identifiers(claim: str, source: str, reference: str) -> Conflict | None:
-    stated = {(m.group(1).lower(), m.group(2)) for m in _IDENT.finditer(source)}
-    known = {(m.group(1).lower(), m.group(2)) for m in _IDENT.finditer(reference)}
+    stated = {(k, n) for m in _IDENT.finditer(source) for k, n in _variants(m)}
+    known = {(k, n) for m in _IDENT.finditer(reference) for k, n in _variants(m)}
     for m in _IDENT.finditer(claim):
-        name, number = m.group(1).lower(), m.group(2)
-        if (name, number) in known:
+        name, mine = m.group(1).lower(), _variants(m)
+        if mine & known:
             continue
-        other = sorted(n for k, n in stated if k == name and n != number)
+        other = sorted(n for k, n in stated if k == name and (k, n) not in mine)
         if other:
             return Conflict("number", f"{m.group(0)!r} vs {name}-{other[0]}", m.group(0))
     return None
+
+
+# The name's other numbers after a slash: "OCT3/4" is OCT3 and OCT4, "BRCA1/2" both genes.
+_ALTERNATES = re.compile(r"(?:/\d+\b)+")
+
+
+def _variants(m: re.Match[str]) -> set[tuple[str, str]]:
+    name, rest = m.group(1).lower(), _ALTERNATES.match(m.string, m.end())
+    numbers = [m.group(2), *(rest.group(0).split("/")[1:] if rest else [])]
+    return {(name, n) for n in numbers}
 
 
 def _polarity(claim: str, source: str, closest: bool = False) -> Conflict | None:
