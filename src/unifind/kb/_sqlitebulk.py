@@ -43,8 +43,10 @@ def upsert_many(conn: apsw.Connection, collection: str, batch: Batch) -> list[Up
         old = {
             str(r[0]): (int(r[1]), str(r[2]))
             for r in conn.execute(
+                # CROSS JOIN keeps the batch outside: SQLite's planner otherwise scans
+                # the collection's documents and the batch for each (quadratic at 1M).
                 "SELECT d.document_id, d.id, d.content_hash FROM json_each(?) AS j "
-                "JOIN documents AS d ON d.document_id = j.value WHERE d.collection_id = ?",
+                "CROSS JOIN documents AS d ON d.collection_id = ? AND d.document_id = j.value",
                 (json.dumps(names, ensure_ascii=False), coll_id),
             )
         }
@@ -80,7 +82,7 @@ def _write_documents(
         rows = json.dumps(replaced)
         conn.execute(
             "INSERT INTO changes (collection_id, chunk, op) SELECT ?, c.id, 'del' "
-            "FROM json_each(?) AS j JOIN chunks AS c ON c.doc = j.value ORDER BY c.id",
+            "FROM json_each(?) AS j CROSS JOIN chunks AS c ON c.doc = j.value ORDER BY c.id",
             (coll_id, rows),
         )
         conn.execute("DELETE FROM chunks WHERE doc IN (SELECT value FROM json_each(?))", (rows,))
