@@ -92,3 +92,16 @@ def test_a_name_with_another_number_is_still_a_conflict() -> None:
     assert found is not None and found.kind == "number"
     found = conflict("OCT3/5 binds the enhancer.", "Oct4 binds the enhancer.")
     assert found is not None and found.kind == "number"
+
+
+def test_a_statistic_after_an_acronym_is_a_quantity() -> None:
+    found = conflict("The HR was 1.5 for stroke.", "The HR was 1.13 for stroke.")
+    assert found is not None and found.kind == "number"
+    assert conflict("HR 1.5 for stroke.", "HR 1.13 for stroke.") is not None
+
+
+def test_an_acronym_with_another_number_is_another_name() -> None:
+    source = "Cancer risks varied by location of BRCA1/2 mutations."
+    found = conflict("BRCA 3 mutation carriers have risks that vary.", source, reference=source)
+    assert found is not None and found.kind == "number"
+    assert conflict("BRCA 2 carriers have risks that vary.", source, reference=source) is None

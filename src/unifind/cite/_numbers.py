@@ -164,8 +164,8 @@ _SUSPENDED = re.compile(
     r"(?=(?:\d+(?:\.\d+)?-(?:\s*(?:,|and|or|to)\s+|,\s*))*\d+(?:\.\d+)?-([^\W\d_]+))"
 )
 # Where a number is part of a name, not a quantity: after a name's number and a slash
-# ("BRCA1/2 mutations", "CDK4/6 inhibitors": variants 1 and 2), or after an acronym and a
-# space ("BRCA 1 mutation carriers", "COVID 19", "CI 10.3-13.9": a label's number).
+# ("BRCA1/2 mutations", "CDK4/6 inhibitors": variants 1 and 2), or an integer after an
+# acronym and a space ("BRCA 1 mutation carriers", "COVID 19": a label's number).
 _NAME_SLASH = re.compile(r"[^\W\d_][\w-]*\d/$")
 _ACRONYM = re.compile(r"(?<![\w-])([A-Z]{2,})\s$")
 # Scale words: "30 million cases" is 30,000,000 cases.
@@ -175,7 +175,8 @@ _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 def _named(text: str, m: re.Match[str]) -> bool:
     before = text[max(0, m.start() - 40) : m.start()]
     acronym = _ACRONYM.search(before)
-    if acronym and acronym.group(1).lower() not in _CURRENCIES:
+    # ...an integer: "HR 1.13", "OR 2.5" are statistics, not names
+    if acronym and acronym.group(1).lower() not in _CURRENCIES and "." not in m.group("a"):
         return True
     return bool(_NAME_SLASH.search(before))
 

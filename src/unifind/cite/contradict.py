@@ -112,9 +112,9 @@ def _numbers(claim: list[Quantity], source: list[Quantity]) -> Conflict | None:
     return None
 
 
-# A name with a number ("caspase-11", "IL-6", "SEV1"): the same name with another number
-# is another thing.
-_IDENT = re.compile(r"\b([A-Za-z]{2,})[-‐]?(\d+)\b")
+# A name with a number ("caspase-11", "IL-6", "SEV1", an acronym's "BRCA 1"): the same
+# name with another number is another thing.
+_IDENT = re.compile(r"\b([A-Za-z]{2,})(?:[-‐]?(\d+)\b|(?<=[A-Z]{2}) (\d+)\b(?![.,]\d))")
 
 
 def _identifiers(claim: str, source: str, reference: str) -> Conflict | None:
@@ -136,7 +136,7 @@ _ALTERNATES = re.compile(r"(?:/\d+\b)+")
 
 def _variants(m: re.Match[str]) -> set[tuple[str, str]]:
     name, rest = m.group(1).lower(), _ALTERNATES.match(m.string, m.end())
-    numbers = [m.group(2), *(rest.group(0).split("/")[1:] if rest else [])]
+    numbers = [m.group(2) or m.group(3), *(rest.group(0).split("/")[1:] if rest else [])]
     return {(name, n) for n in numbers}
 
 
