@@ -47,8 +47,8 @@ def flip(claim: str, abstract: str, others: list[str], seed: int) -> list[tuple[
     if unit:
         new_unit = _UNIT_STEPS[unit.group(1)]
         out.append(("unit", claim[: unit.start()] + new_unit + claim[unit.end() :]))
-    if aux := _AUX.search(claim):
-        out.append(("negation", claim[: aux.end()] + " not" + claim[aux.end() :]))
+    if negated := _negate(claim):
+        out.append(("negation", negated))
     for word in re.findall(r"[A-Za-z]+", claim):
         if word.lower() in FLIPS:
             opposite = FLIPS[word.lower()]
@@ -58,6 +58,22 @@ def flip(claim: str, abstract: str, others: list[str], seed: int) -> list[tuple[
     if swapped := _swap_name(claim, abstract, others, seed):
         out.append(("entity", swapped))
     return out
+
+
+def _negate(claim: str) -> str | None:
+    """Put "not" after the first auxiliary; an auxiliary already negated ("does not affect")
+    loses its negator instead ("does affect": adding one made "does not not affect", no
+    flip). An all-capitals word is an acronym ("IS" for immunosuppressive), not a verb."""
+    for aux in _AUX.finditer(claim):
+        if aux.group(0).isupper():
+            continue
+        if neg := _NEGATED.match(claim, aux.end()):
+            return claim[: aux.end()] + claim[neg.end() :]
+        return claim[: aux.end()] + " not" + claim[aux.end() :]
+    return None
+
+
+_NEGATED = re.compile(r"\s+(?:not|no|never)\b", re.I)
 
 
 def _names(text: str) -> list[str]:

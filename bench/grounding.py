@@ -13,7 +13,9 @@
       seconds → minutes → hours → days → weeks → months → years (years → days) or
       mg → g → kg (kg → mg); no such unit, no flip;
     * negation: "not" is put after the claim's first auxiliary (is, are, was, were, can,
-      could, will, may, might, should, has, have, had, does, do, did); none, no flip;
+      could, will, may, might, should, has, have, had, does, do, did; an all-capitals
+      word is an acronym, not one); an auxiliary already followed by not / no / never
+      loses that word instead ("does not affect" → "does affect"); none, no flip;
     * direction: the first word found in FLIPS (increase ↔ decrease, higher ↔ lower, more
       ↔ less, promotes ↔ inhibits, before ↔ after, positive ↔ negative, ...) becomes its
       opposite, inflection kept;

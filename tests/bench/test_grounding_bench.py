@@ -54,6 +54,24 @@ def test_each_flip_rule_as_documented(bench: ModuleType) -> None:
     assert neg["negation"] == "Aspirin is not safe."
 
 
+@pytest.mark.parametrize(
+    ("claim", "flipped"),
+    [
+        # An auxiliary already negated loses its negator ("does not not affect" is no flip).
+        ("Folate does not affect CKD progression.", "Folate does affect CKD progression."),
+        ("Antibodies have no affinity for lipids.", "Antibodies have affinity for lipids."),
+        # An all-capitals word is an acronym, not an auxiliary.
+        ("Immunosuppressive (IS) therapy does raise risk.",
+         "Immunosuppressive (IS) therapy does not raise risk."),
+    ],
+)  # fmt: skip
+def test_the_negation_flip_of_a_negated_claim_removes_the_negator(
+    bench: ModuleType, claim: str, flipped: str
+) -> None:
+    flips = dict(sys.modules["_grounding_sets"].flip(claim, "", ["x"], seed=1))
+    assert flips["negation"] == flipped
+
+
 def test_the_demo_set_expects_each_verdict_kind(bench: ModuleType) -> None:
     refs, answers = sys.modules["_grounding_sets"].demo_cases()
     kinds = {kind for _, want in answers for _, kind in want}

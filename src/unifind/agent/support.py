@@ -9,7 +9,8 @@ best windows). Each cited id is judged on its own (issue #20: the best of a list
 for a wrong id next to it): ``supported`` when its probability reaches the mode's threshold
 (chosen on the SciFact train claims) and no aligned sentence of it contradicts the claim
 (:mod:`unifind.cite.contradict`) and the claim writes no figure the reference never states
-(:mod:`unifind.cite._stated`), else ``contradicted`` or ``not_supported``; a token that
+(:mod:`unifind.cite._stated`) nor denies what the reference never denies
+(:func:`unifind.cite.contradict.undenied`), else ``contradicted`` or ``not_supported``; a token that
 matches no shown reference is ``unknown_id``. A sentence is supported when every known id it
 cites is (``score`` stays the best probability); one citing only unknown tokens is not
 (probability 0).
@@ -33,6 +34,7 @@ from unifind.agent._support_model import MODELS, MODES, LogisticModel, SupportMo
 from unifind.analysis import get_analyzer, guess_lang
 from unifind.cite import References, extract_citations
 from unifind.cite._stated import unstated
+from unifind.cite.contradict import undenied
 from unifind.cite.sentences import sentences as split_sentences
 from unifind.cite.verdict import CitationVerdict, SourceSentences, factual
 from unifind.embed.base import Embedder, Reranker
@@ -238,6 +240,9 @@ class _Judge:
             )
         if prob >= self.cut and (figure := unstated(self.claim, text)) is not None:
             why = f"the reference never states {figure!r} (support probability {prob:.2f})"
+            return CitationVerdict(self.sentence, token, "not_supported", why, evidence, prob)
+        if prob >= self.cut and undenied(self.claim, self.sources.units(text)[0]):
+            why = f"the claim denies what the reference never does (support probability {prob:.2f})"
             return CitationVerdict(self.sentence, token, "not_supported", why, evidence, prob)
         if prob >= self.cut:
             why = f"support probability {prob:.2f} ≥ {self.cut:.2f}"

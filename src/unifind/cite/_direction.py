@@ -86,7 +86,7 @@ def occurrences(text: str) -> list[Occurrence]:
     words = [w.lower() for w in _WORD.findall(text)]
     found = [(i, _sides(w)) for i, w in enumerate(words)]
     for i, sides in found:
-        if not sides or _negated(words, i) or (i > 0 and words[i - 1] == "at"):
+        if not sides or _negated(words, i) or (i > 0 and _bound(words[i - 1], words[i])):
             continue
         near = [w for j, w in enumerate(words[max(0, i - ANCHOR_WORDS) : i + ANCHOR_WORDS + 1],
                                         start=max(0, i - ANCHOR_WORDS))
@@ -137,6 +137,15 @@ def _closest(mine: Occurrence, theirs: list[Occurrence]) -> tuple[int, list[Occu
         elif shared == best and shared:
             winners.append(o)
     return best, winners
+
+
+def _bound(before: str, word: str) -> bool:
+    """Is it a bound on a figure ("at least", "at most"), not a direction ("at increased
+    risk" is one)?"""
+    return before == "at" and word in _BOUNDS
+
+
+_BOUNDS = frozenset(["least", "most", "minimum", "maximum", "best", "worst"])
 
 
 def _negated(words: list[str], i: int) -> bool:

@@ -8,7 +8,11 @@ blind to, in this order:
   also states (time, money, %, a count of the same noun) matches none of the source's
   ("within 90 days" vs "within 30 days"; "48 hours" and "2 days" agree);
 * negation: a word both share is negated in one and not in the other ("are not free" vs
-  "are free"; Chinese 不/没/未/无/非 before the word);
+  "are free"; Chinese 不/没/未/无/非 before the word); a claim that denies what a closely
+  aligned sentence states, unless that sentence denies something about the claim's words
+  too (a negator's scope is its clause: "did not bind phospholipids" backs "has no
+  affinity for phospholipids", "gender may not be predictive of mortality, but women are
+  at increased risk" does not back "women are not at increased risk");
 * direction: the claim and the source take opposite sides of an antonym pair (increase /
   decrease, before / after, older / newer, accepted / rejected, all / some, ...) about the
   same thing (:mod:`unifind.cite._direction`: of a source's words of that pair, the ones
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from unifind.analysis import get_analyzer
@@ -148,44 +153,99 @@ def _polarity(claim: str, source: str, closest: bool = False) -> Conflict | None
         return None
     if closest and _ASKS.search(source):
         return None  # an aim ("to determine whether ...") states nothing to deny
-    if _has_negator(claim) and not _negates_any(source, terms(claim)) and not _denies(source):
+    if _has_negator(claim) and not _states_denial(source, terms(claim)):
         return Conflict("negation", "the claim denies what the source states", "")
     return None
 
 
-def _negates_any(text: str, wanted: frozenset[str]) -> bool:
-    """Does a negator of ``text`` bear on a word of ``wanted`` (the claim's)? A negation of
-    something else ("established prior to birth ... and not from circulating monocytes")
-    does not deny the claim's point. Chinese: any negator."""
+def undenied(claim: str, units: Sequence[str]) -> bool:
+    """Does ``claim`` deny something ("is not necessary", "does not reduce") that no unit
+    of its reference (sentences in the claim's script) denies? A reference backs a denial
+    with one of its own about the claim's words — a negator ("did not bind phospholipids")
+    or a word that denies ("failed to reduce", "was unchanged"); one that never does can't
+    back it, however similar its sentences are. (A Chinese claim citing an English
+    reference, or the reverse, is not judged.)"""
+    if not _has_negator(claim):
+        return False
+    script = [u for u in units if u.isascii() == claim.isascii()]
+    wanted = terms(claim)
+    return bool(script) and not any(_states_denial(u, wanted) for u in script)
+
+
+def _states_denial(text: str, wanted: frozenset[str]) -> bool:
+    """Does ``text`` deny something about the claim's words (``wanted``): a negator with one
+    of them after it in its clause (:data:`NEGATION_SCOPE`: "did not bind phospholipids"),
+    or a word that denies without a negator with one within :data:`DENIAL_WORDS` either
+    side ("failed to reduce mortality", "mortality was unchanged")? A denial of something
+    else ("established prior to birth and not from circulating monocytes") does not state
+    the claim's. Chinese: any negator or denial."""
     if not text.isascii():
-        return _has_negator(text)
-    return any(any(neg for neg, _ in _occurrences(text, t)) for t in wanted if t.isascii())
+        return _has_negator(text) or bool(_DENIALS.search(text))
+    for clause in _CLAUSE.split(text):
+        words = [w.lower() for w in _WORD.findall(clause)]
+        for i in range(len(words)):
+            if _negator(words, i) and _about(words[i + 1 : i + 1 + NEGATION_SCOPE], wanted):
+                return True
+    for m in _DENIALS.finditer(text):
+        before = _WORD.findall(text[: m.start()])[-DENIAL_WORDS:]
+        after = _WORD.findall(text[m.end() :])[:DENIAL_WORDS]
+        if _about([w.lower() for w in before + after], wanted):
+            return True
+    return False
+
+
+def _about(words: list[str], wanted: frozenset[str]) -> bool:
+    return any(_stems(w) & wanted for w in words)
+
+
+#: Words either side of a denial word that it bears on.
+DENIAL_WORDS = 5
+#: Words after a negator, to the end of its clause, that it bears on ("did not improve
+#: survival or reduce the incidence of vascular disease").
+NEGATION_SCOPE = 10
+# Where a negator's scope ends: punctuation inside a sentence, a contrast.
+_CLAUSE = re.compile(
+    r"[,;:()\[\]]|\b(?:but|whereas|while|although|though|however|yet|unlike)\b", re.I
+)
 
 
 # Words that deny without a negator ("failed to reduce", "was unchanged"): a source sentence
-# holding one may state the claim's denial in other words.
+# holding one may state the claim's denial in other words. "similar" and "comparable" deny a
+# difference when said of the things compared ("were similar in both groups", "comparable to
+# placebo"), not before a noun ("similar point mutations have not been identified");
+# "little" only with what there was little of.
 _DENIALS = re.compile(
     r"\b(?:fail(?:s|ed|ure)?|unable|lack(?:s|ed|ing)?|absen(?:ce|t)|unaffected|unchanged|"
     r"independent(?:ly)?|insufficient|ineffective|unrelated|irrelevant|dispensable|"
-    r"similar|comparable|regardless|little|minimal|negligible|marginal)\b",
+    r"(?:similar|comparable)(?=\s*(?:[,;:.)]|$|to\b|between\b|among\b|across\b|in\b|for\b|"
+    r"with\b))|regardless|little (?:or no|effect|impact|influence|change|difference)|minimal|"
+    r"negligible|marginal)\b",
     re.I,
 )
-# A sentence that poses the question rather than answering it.
+# A sentence that poses the question rather than answering it, or says it is not known.
 _ASKS = re.compile(
     r"\b(?:whether|aim(?:s|ed)? to|sought to|objectives?|purpose|to (?:determine|assess|"
-    r"investigate|evaluate|examine|explore|estimate|compare|identify|test|study))\b",
+    r"investigate|evaluate|examine|explore|estimate|compare|identify|test|study)|"
+    r"little is known|(?:is|are|was|were|remains?|remained) (?:unknown|unclear))\b",
     re.I,
 )
-
-
-def _denies(text: str) -> bool:
-    return bool(_DENIALS.search(text))
 
 
 def _has_negator(text: str) -> bool:
     if not text.isascii() and any(c in _ZH_NEGATORS for c in text):
         return True
-    return any(w.lower() in _NEGATORS or w.lower().endswith("n't") for w in _WORD.findall(text))
+    words = [w.lower() for w in _WORD.findall(text)]
+    return any(_negator(words, i) for i in range(len(words)))
+
+
+def _negator(words: list[str], i: int) -> bool:
+    """Is ``words[i]`` a negator? "not only X but also Y" adds, it does not deny."""
+    if not (words[i] in _NEGATORS or words[i].endswith("n't")):
+        return False
+    return i + 1 >= len(words) or words[i + 1] not in _NOT_DENYING
+
+
+_NOT_DENYING = frozenset(["only", "just", "merely", "solely"])
 
 
 def _negation(claim: str, source: str, shared: frozenset[str]) -> Conflict | None:
@@ -226,7 +286,7 @@ def _occurrences(text: str, term: str) -> list[tuple[bool, frozenset[str]]]:
     scope = False
     for i, word in enumerate(words):
         if word in _NEGATORS or word.endswith("n't"):
-            scope = True  # the next content word is the one negated ("not free")
+            scope = _negator(words, i)  # the next content word is the one negated ("not free")
             continue
         if term in _stems(word):
             near = words[max(0, i - ANCHOR_WORDS) : i] + words[i + 1 : i + 1 + ANCHOR_WORDS]
@@ -266,7 +326,7 @@ def agrees(claim: str, source: str, found: Conflict) -> bool:
         stated = quantities(source)
         return any(q.agrees(s) for q in claimed for s in stated)
     if found.kind == "negation" and not found.key:
-        return _has_negator(source) or _denies(source)
+        return not _ASKS.search(source) and _states_denial(source, terms(claim))
     if found.kind == "negation":
         return _negated(source, found.key) == _negated(claim, found.key)
     if found.kind == "direction":
