@@ -132,6 +132,34 @@ def test_binary_copy_stores_exactly_the_float32_vectors_the_text_form_did(pg_url
         store.close()
 
 
+def test_the_index_build_after_a_bulk_load_gets_memory_for_its_whole_graph(pg_url: str) -> None:
+    """pgvector says when the graph outgrows maintenance_work_mem (the build then goes on
+    on disk, far slower): with 1,500 384-d vectors (~3.4 MB of graph) a 1 MB budget does,
+    the default sized from the chunk count does not, whatever the session's own setting."""
+    store = fresh(pg_url)
+    try:
+        store.create_collection("docs", embedder="e", dim=384)
+        rng = np.random.default_rng(3)
+        notices: list[str] = []
+        conn = store._conn()
+        conn.add_notice_handler(lambda d: notices.append(str(d.message_primary)))
+        conn.execute("SET maintenance_work_mem = '1MB'")
+        for memory in ("1MB", None):
+            with store.bulk_load("docs", memory=memory):
+                store.upsert_documents(
+                    "docs",
+                    [(doc(f"{memory}{i}"), [chunk(0, f"t {i}", vector=vec(*rng.random(384)))])
+                     for i in range(750)],
+                )  # fmt: skip
+            outgrew = [n for n in notices if "no longer fits" in n]
+            assert bool(outgrew) == (memory == "1MB"), notices
+            notices.clear()
+        assert store.get_collection("docs").chunks == 1500
+        assert store.vector_search("docs", vec(*rng.random(384)), limit=5)
+    finally:
+        store.close()
+
+
 def test_unreachable_server_is_a_source_error_without_the_password() -> None:
     url = f"postgresql://alice:s3cret-pw@127.0.0.1:{free_port()}/kb"
     store = PostgresStore(url, connect_timeout=2)  # lazy: constructing never connects
