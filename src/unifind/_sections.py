@@ -77,6 +77,9 @@ class DBSection(BaseModel):
     """A fixed "today" for relative dates (tests, replays)."""
     sample_ttl_s: float = Field(default=3600.0, ge=0)
     """Seconds sampled column values stay trusted before they are read again (0: never)."""
+    min_confidence: float = Field(default=0.0, ge=0, le=1)
+    """Refuse a generated answer that used less than this share of the question's content
+    words (``unifind.db.leg.DEFAULT_MIN_CONFIDENCE``; 0: never; ``strict``: any word unused)."""
 
 
 class Timeouts(BaseModel):

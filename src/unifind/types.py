@@ -187,6 +187,7 @@ _LEG_ONLY_OPTIONS: dict[str, str] = {
     "models": "db",
     "uses": "db",
     "strict": "db",
+    "min_confidence": "db",
     "dsl": "db",
     "explain": "db",
 }
@@ -254,6 +255,9 @@ class SearchRequest(_Value):
     models: tuple[str, ...] | None = None
     uses: str | None = None
     strict: bool | None = None
+    min_confidence: float | None = Field(default=None, ge=0, le=1)
+    """db: refuse a generated answer that used less than this share of the question's
+    content words (default ``db.min_confidence``); ``strict`` refuses any word unused."""
     dsl: dict[str, Any] | None = None
     """Preset QueryDSL parts (``select``, ``wheres``, ``orders``) combined with the generated;
     with ``uses="dsl"`` the whole query, run as written (an agent wrote it; docs/db.md)."""

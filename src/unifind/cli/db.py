@@ -150,6 +150,16 @@ def search_cmd(
     strict: Annotated[
         bool, typer.Option("--strict", help="Fail instead of falling back to keywords.")
     ] = False,
+    min_confidence: Annotated[
+        float | None,
+        typer.Option(
+            "--min-confidence",
+            min=0.0,
+            max=1.0,
+            help="Refuse an answer that used less than this share of the question's words "
+            "(default db.min_confidence, 0: none).",
+        ),
+    ] = None,
     explain: Annotated[
         bool, typer.Option("--explain", help="Show the SQL and its bound parameters.")
     ] = False,
@@ -175,7 +185,8 @@ def search_cmd(
         uses = uses or ("dsl" if query_dsl is not None else None)
         req = SearchRequest(type="db", query=query or "(dsl)", limit=limit,
                             models=tuple(model) if model else None, uses=uses,
-                            strict=True if strict else None, dsl=query_dsl)  # fmt: skip
+                            strict=True if strict else None, dsl=query_dsl,
+                            min_confidence=min_confidence)  # fmt: skip
         principal = (
             Principal(tenant=tenant, user=user, roles=tuple(role or ()))
             if tenant or user or role

@@ -5,7 +5,10 @@ exists, else the leg is ``disabled``), ``models`` (YAML path, YAML text or mappi
 demo's when the URL is the demo), ``row_cap`` (100), ``statement_timeout_s`` (10),
 ``generator`` (``builtin`` | ``agent:<name>``), ``agents`` ({name: {base_url, model,
 api_key}}), ``strict`` (false), ``sample_ttl_s`` (3600: how long sampled column values and
-searchable words are trusted before they are read again; 0 never; ``DBLeg.refresh()`` now).
+searchable words are trusted before they are read again; 0 never; ``DBLeg.refresh()`` now),
+``min_confidence`` (:data:`DEFAULT_MIN_CONFIDENCE`: a generated query that used a smaller
+share of the question's content words is refused, naming the words and what the model
+answers; a request's ``min_confidence`` overrides it; ``strict`` refuses any word unused).
 
 A model with permission columns and no principal is reported ``degraded/forbidden``, not
 ``skipped``: rows were asked for and withheld, so the overall status must not read ``ok``
@@ -35,7 +38,7 @@ import sqlalchemy as sa
 
 from unifind.config import Settings
 from unifind.db._empty import why_empty
-from unifind.db._pick import pick_one, unused_models
+from unifind.db._pick import head_named, pick_one, spelt, unused_models
 from unifind.db.compile import compile_select, render
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML
 from unifind.db.dsl import MAX_INT, QueryDSL, combine, parse_dsl, validate_dsl
@@ -59,6 +62,11 @@ DEFAULT_ROW_CAP = 100
 DEFAULT_TIMEOUT_S = 10.0
 #: Sampled values and searchable words are read again after this long (``db.sample_ttl_s``).
 DEFAULT_SAMPLE_TTL_S = 3600.0
+#: Below this share of content words used, a generated answer is refused (``db.min_confidence``).
+#: 0 refuses none: on Spider's train split some answers that were right used none of the
+#: question's content words (BENCHMARKS.md #19, "Round 4 (DSL, latency, threshold)"), and a
+#: silent wrong answer has confidence 1.0; set it to turn weak partial answers into refusals.
+DEFAULT_MIN_CONFIDENCE = 0.0
 
 
 class DBLeg:
@@ -76,8 +84,10 @@ class DBLeg:
         strict: bool = False,
         disabled: str | None = None,
         sample_ttl_s: float = DEFAULT_SAMPLE_TTL_S,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
     ) -> None:
         self.url = url
+        self.min_confidence = _share(min_confidence, "db.min_confidence")
         self.row_cap = row_cap
         self.statement_timeout_s = statement_timeout_s
         self.generator = generator
@@ -112,6 +122,7 @@ class DBLeg:
             strict=bool(cfg.get("strict", False)),
             disabled=disabled,
             sample_ttl_s=float(cfg.get("sample_ttl_s", DEFAULT_SAMPLE_TTL_S)),
+            min_confidence=cfg.get("min_confidence", DEFAULT_MIN_CONFIDENCE),
         )
 
     def close(self) -> None:
@@ -192,8 +203,9 @@ class DBLeg:
         if as_written:
             preset = None  # the generator returns it: combining would repeat every condition
         strict = self.strict if req.strict is None else req.strict
+        floor = self.min_confidence if req.min_confidence is None else req.min_confidence
         runs = await asyncio.gather(
-            *(self._one(req, m, preset, generator, strict, principal, explain, models)
+            *(self._one(req, m, preset, generator, (strict, floor), principal, explain, models)
               for m in chosen)
         )  # fmt: skip
         picked = pick_one(runs, models, req.query) if chose else []
@@ -206,13 +218,14 @@ class DBLeg:
         model: Model,
         preset: QueryDSL | None,
         generator: Generator,
-        strict: bool,
+        strictness: tuple[bool, float],
         principal: Principal | None,
         explain: bool,
         models: Mapping[str, Model] | None = None,
     ) -> _Run:
         t0 = time.perf_counter()
         run = _Run(model.name)
+        strict, floor = strictness
         try:
             table = sql_table(model)
             permission = permission_clause(model, table, principal)
@@ -226,6 +239,7 @@ class DBLeg:
                 raise GenerationError(
                     f"the question gives no valid query: {exc}", Reason.ERROR
                 ) from exc
+            _check_confidence(gen, model, floor)
             dsl = validate_dsl(combine(preset, gen.dsl), model, models)
             run.dsl, run.notes = dsl.to_dict(), list(gen.notes)
             run.unknown, run.off_topic = len(gen.unknown), gen.off_topic
@@ -309,6 +323,35 @@ class DBLeg:
             return [f"why {model.name} has no rows was not checked: {exc}"]
 
 
+def _share(value: Any, name: str) -> float:
+    """A confidence threshold: a number from 0 (never refuse) to 1 (every word used)."""
+    try:
+        share = float(value)
+    except (TypeError, ValueError):
+        share = -1.0
+    if not 0.0 <= share <= 1.0:
+        raise ConfigError(f"{name} is a share of the question's words from 0 to 1, got {value!r}")
+    return share
+
+
+def _check_confidence(gen: Generation, model: Model, floor: float) -> None:
+    """Refuse a generated query that used less than ``floor`` of the question's content words
+    (issue #19 scope 1): the message names the words it could not map and what the model
+    can answer. A query an agent wrote (no question read) has no confidence: never refused."""
+    if gen.confidence is None or gen.confidence >= floor or gen.off_topic:
+        return
+    unused = [w for w, use in gen.understood if use.startswith("not used")]
+    columns = ", ".join(list(model.columns)[:12]) + (", ..." if len(model.columns) > 12 else "")
+    related = f"; related: {', '.join(model.joins)}" if model.joins else ""
+    raise GenerationError(
+        f"too little of the question understood for {model.name!r} (confidence "
+        f"{gen.confidence:.2f} < {floor:.2f}): could not map "
+        f"{', '.join(repr(w) for w in unused) or 'most words'}; {model.name} answers "
+        f"about: {columns}{related}",
+        Reason.NOT_UNDERSTOOD,
+    )
+
+
 def _check_offset(offset: int, dsl_offset: int | None) -> None:
     """An offset the database can't bind (64-bit signed) is the caller's to fix."""
     if offset > MAX_INT:
@@ -383,7 +426,8 @@ def _choose(
         names = list(req.models)
     else:
         text = normalise(req.query)
-        names = [n for n, m in models.items() if _mentioned(m, text)] or list(models)
+        names = [n for n, m in models.items()
+                 if _mentioned(m, text) or head_named(m, models, text)] or list(models)  # fmt: skip
         if len(names) < len(models):
             others = [(n, "the question names other models") for n in models if n not in names]
             return [models[n] for n in names], others
@@ -395,9 +439,7 @@ def _choose(
 
 def _mentioned(model: Model, text: str) -> bool:
     """Named by an alias, or one of its enumerated values is ("sony" → products)."""
-    words = {model.name, model.table, *model.aliases}
-    # "which customer": a plural model name in the singular names it too.
-    words.update(w[:-1] for w in (model.name, model.table) if w.endswith("s") and len(w) > 3)
+    words = {*spelt(model), *model.aliases}  # "which customer", "body builders"
     for col in model.columns.values():
         for value, aliases in (col.values or {}).items():
             words.update((value, value.replace("_", " "), *aliases))

@@ -139,6 +139,9 @@ class DBSource(_In):
     models: list[str] | None = None
     """Declared models to search; chosen from the question when omitted."""
     strict: bool | None = None
+    min_confidence: float | None = Field(default=None, ge=0, le=1)
+    """Refuse a generated answer that used less than this share of the question's content
+    words (default ``db.min_confidence``, 0: none); the refusal names the words it could not map."""
     dsl: dict[str, Any] | None = None
     """A QueryDSL the caller wrote (an agent's LLM, from the schema ``sources`` gives): run as
     written, validated against the declared models and permission-checked like a generated
