@@ -28,8 +28,9 @@ PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "bigger", "longer", "faster", "gain"),
      ("decreas", "reduc", "lower", "declin", "diminish", "downregul", "down-regul",
       "attenuat", "fewer", "less", "smaller", "shorter", "slower", "drop", "dropped", "loss")),
-    (("activat", "induc", "stimulat", "promot", "facilitat"),
-     ("inhibit", "suppress", "repress", "block", "prevent", "impair")),
+    (("activat", "induc", "stimulat", "promot", "facilitat", "encourag"),
+     ("inhibit", "suppress", "repress", "block", "prevent", "impair", "deactivat", "inactivat",
+      "imped", "hinder")),
     (("before", "earlier", "prior"), ("after", "later")),
     (("older", "oldest"), ("newer", "newest", "younger", "youngest")),
     (("accept", "approv", "allow", "permit", "grant"),
@@ -37,7 +38,8 @@ PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("above", "over", "exceed"), ("below", "under")),
     (("maximum", "most", "highest", "largest"), ("minimum", "least", "lowest", "smallest")),
     (("positive", "positively"), ("negative", "negatively")),
-    (("improv", "better", "benefit"), ("worsen", "worse", "deteriorat", "harm")),
+    (("improv", "better", "benefit", "ameliorat", "alleviat", "rescu"),
+     ("worsen", "worse", "deteriorat", "harm", "exacerbat", "aggravat")),
     (("include", "includes", "included", "including"),
      ("exclude", "excludes", "excluded", "excluding")),
     (("all", "every", "always"), ("some", "sometimes", "none")),
@@ -45,6 +47,8 @@ PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "接受", "批准", "允许", "全部", "所有"),
      ("减少", "降低", "下降", "减轻", "更少", "少于", "以下", "低于", "之后", "以后", "拒绝",
       "驳回", "禁止", "部分", "一些")),
+    (("促进", "激活", "诱导"), ("抑制", "阻断", "灭活")),
+    (("改善", "缓解"), ("恶化", "加重")),
 )  # fmt: skip
 
 #: Words either side of a direction word that say what it is about ("increases *the risk
@@ -88,6 +92,8 @@ def occurrences(text: str) -> list[Occurrence]:
     for i, sides in found:
         if not sides or _negated(words, i) or (i > 0 and _bound(words[i - 1], words[i])):
             continue
+        if words[i] == "most" and (i == 0 or words[i - 1] != "the"):
+            continue  # "most T cells are naive" counts; "the most sensitive" ranks
         near = [w for j, w in enumerate(words[max(0, i - ANCHOR_WORDS) : i + ANCHOR_WORDS + 1],
                                         start=max(0, i - ANCHOR_WORDS))
                 if j != i and not found[j][1]]  # fmt: skip

@@ -1,0 +1,48 @@
+"""Antonyms of the activate / inhibit and improve / worsen pairs (issue #20): 'encourages'
+against 'inhibits', 'exacerbates' against 'rescues', 'deactivates' against 'activates'."""
+
+from __future__ import annotations
+
+import pytest
+
+from unifind.cite.contradict import conflict
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Antibody targeting of N-cadherin encourages metastasis.",
+         "Antibody targeting of N-cadherin inhibits prostate cancer growth and metastasis."),
+        ("Increased acetylation exacerbates locomotor deficits.",
+         "Increased acetylation rescues locomotor deficits."),
+        ("The drug aggravates joint pain in older patients.",
+         "The drug alleviates joint pain in older patients."),
+        ("DUSP4 loss deactivates the Ras-ERK pathway.",
+         "DUSP4 loss activates the Ras-ERK pathway."),
+        ("A Th2 environment impedes disease development.",
+         "A Th2 environment promotes disease development."),
+        ("该抗体促进肿瘤转移。", "该抗体抑制肿瘤转移。"),
+        ("该药物改善患者的症状。", "该药物加重患者的症状。"),
+    ],
+)  # fmt: skip
+def test_the_opposite_word_contradicts(claim: str, source: str) -> None:
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "direction"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Antibody targeting of N-cadherin inhibits metastasis.",
+         "Antibody targeting of N-cadherin inhibits prostate cancer growth and metastasis."),
+        ("Increased acetylation rescues locomotor deficits.",
+         "Increased acetylation ameliorates locomotor deficits."),
+        ("DUSP4 loss activates the Ras-ERK pathway.", "DUSP4 loss activates the Ras-ERK pathway."),
+        # the opposite word about something else
+        ("The drug encourages weight gain in mice.",
+         "The drug inhibits the kinase and encourages weight gain in mice."),
+        ("该抗体促进肿瘤转移。", "该抗体促进肿瘤转移和生长。"),
+    ],
+)  # fmt: skip
+def test_the_same_side_or_another_thing_is_no_conflict(claim: str, source: str) -> None:
+    assert conflict(claim, source) is None
