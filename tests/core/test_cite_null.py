@@ -21,6 +21,11 @@ NULL = "Daily aspirin was not associated with a lower risk of stroke in older ad
         ("The new drug improves survival in sepsis.",
          "Survival in sepsis was unchanged by the new drug."),
         ("每天服用阿司匹林降低中风风险。", "每天服用阿司匹林与中风风险没有显著关联。"),
+        ("Sepsis incidence has risen since 2009.", "Since 2009, sepsis incidence was stable."),
+        # a loss of function with no effect: the thing is not needed for it
+        ("Satellite cells promote muscle regrowth after injury.",
+         "Depletion of satellite cells impaired muscle size without affecting muscle regrowth "
+         "after injury."),
     ],
 )  # fmt: skip
 def test_a_null_finding_about_the_claims_words_is_found(claim: str, source: str) -> None:

@@ -25,7 +25,8 @@ MIN_ABOUT = 2
 _EFFECT = re.compile(
     r"\b(?:increas|decreas|reduc|improv|rais|lower|higher|greater|worsen|promot|inhibit|"
     r"prevent|caus|induc|lead|leads|led|associat|correlat|link|predict|protect|benefit|"
-    r"effective|efficac|affect|impair|enhanc|suppress|accelerat|delay|risk)\w*",
+    r"effective|efficac|affect|impair|enhanc|suppress|accelerat|delay|risk|rise|rose|risen|"
+    r"rising|fall|fell|declin|grow|grew)\w*",
     re.I,
 )
 # The claim's own negators and denials: a claim that denies is the other rule's.
@@ -39,19 +40,24 @@ _FINDING = (
     r"benefit\w*|chang\w*|increas\w*|decreas\w*|reduc\w*|improv\w*|influenc\w*|predict\w*|"
     r"alter(?:s|ed|ing|ations?)?\b|evidence|role|risk)"
 )
+# A failure: "failed to reduce mortality" is a null finding, but after a loss of function
+# ("mice lacking osteocytes fail to mobilize HSPCs") it states that the thing is needed (a
+# double negative). A loss of function "without affecting sarcopenia" is a null finding.
+_FAILED = r"\b(?:fail\w*|unable)\s+to\s+\w+"
+_FAILED_RE = re.compile(_FAILED, re.I)
 # A clause that reports an absence: a negator a few words before a finding word, a finding
 # that "was lacking", "failed to" / "did not" / "was unrelated".
 _NULL = re.compile(
     rf"\b(?:no|not|nor|neither|never)\b(?:\s+[\w-]+){{0,3}}?\s+{_FINDING}"
-    rf"|\b(?:fail\w*)\s+to\s+\w+|\b{_FINDING}\s+(?:was|were|is|are)\s+(?:lacking|absent)"
+    rf"|\bwithout\s+(?:significantly\s+|any\s+|an?\s+)?{_FINDING}"
+    r"|\b(?:was|were|is|are|remained|remains)\s+(?:\w+\s+)?stable\b"
+    rf"|{_FAILED}|\b{_FINDING}\s+(?:was|were|is|are)\s+(?:lacking|absent)"
     r"|\b(?:lack|absence)\s+of\s+(?:an?\s+)?(?:significant\s+)?"
     + _FINDING
     + r"|\b(?:was|were|is|are|be|been|remained|remains)\s+(?:\w+\s+)?(?:unrelated|unaffected|"
     r"unchanged)\b|\bunrelated\s+to\b|\bunaffected\s+by\b|n't\s+" + _FINDING,
     re.I,
 )
-# A loss-of-function result: "mice lacking osteocytes fail to mobilize HSPCs" states that
-# the thing is needed, not that there is no effect (a double negative).
 _DEPRIVED = re.compile(
     r"\b(?:lack\w*|absen\w*|without|loss|deficien\w*|deplet\w*|delet\w*|knock\w*|"
     r"null|abolish\w*|ablat\w*|block\w*|inhibit\w*|-/-)",
@@ -105,7 +111,7 @@ def null_finding(claim: str, source: str, reference: Sequence[str] = ()) -> str 
         return _zh_null(claim, source)
     if _ASKS.search(source):
         return None
-    if _DEPRIVED.search(_NULL.sub(" ", source)):  # "lacking" in "evidence was lacking" is the null
+    if _FAILED_RE.search(source) and _DEPRIVED.search(_NULL.sub(" ", source)):
         return None
     wanted = _terms(claim)
     # The claim's words the reference uses anywhere: the null clause must be about all of
