@@ -1,14 +1,16 @@
 """Negations and directions read as a reader reads them (issue #20, round 4): a negator's
 scope is its clause, a denial word bears on the words near it, a claim's denial needs a
-denial in its reference, "at increased risk" is a direction."""
+denial in its reference, "at increased risk" is a direction, a direction word anchored to
+the claim's thing counts in a less aligned sentence, an aim states no direction."""
 
 from __future__ import annotations
 
 import pytest
 
 from unifind.cite._direction import occurrences
-from unifind.cite.contradict import conflict, undenied
+from unifind.cite.contradict import anchored_direction, conflict, undenied
 from unifind.cite.sentences import sentences
+from unifind.cite.verdict import SourceSentences
 
 
 @pytest.mark.parametrize(
@@ -104,4 +106,31 @@ def test_at_increased_risk_is_a_direction_and_at_least_a_bound() -> None:
         "Women are at lower risk for death from pneumonia.",
         "Women appear to be at increased risk for death from pneumonia.",
     )
+    assert found is not None and found.kind == "direction"
+
+
+def test_a_less_aligned_sentence_contradicts_on_a_well_anchored_direction_word() -> None:
+    """ "PDS" is how the abstract names pyridostatin: the sentence shares too few of the
+    claim's words for every rule, but its direction word is about the claim's thing."""
+    claim = "Pyridostatin increases proliferation of homologous recombination defective cells."
+    source = (
+        "Remarkably, PDS reduces proliferation of HR-defective cells by inducing DSB accumulation."
+    )
+    found = SourceSentences().judge(claim, "ref_001", source)[1]
+    assert found is not None and found.kind == "direction"
+    assert SourceSentences().judge(claim.replace("increases", "reduces"), "r", source)[1] is None
+    # One shared word is no anchor for a less aligned sentence.
+    assert anchored_direction("Pyridostatin increases the number of colonies.", source) is None
+
+
+def test_most_before_a_noun_is_a_quantity_not_a_rank() -> None:
+    assert not occurrences("In pediatric tissue, most T cells are naive emigrants.")
+    assert {o.word for o in occurrences("HPV testing was the most sensitive test.")} == {"most"}
+
+
+def test_a_sentence_that_asks_does_not_state_the_claims_direction() -> None:
+    claim = "HPV screening has lower sensitivity to detect cervical neoplasia than cytology."
+    stating = "HPV screening is more sensitive to detect cervical neoplasia than cytology."
+    asking = "We aimed to assess whether HPV screening lowers detection of cervical neoplasia."
+    found = SourceSentences().judge(claim, "r", f"{stating} {asking}")[1]
     assert found is not None and found.kind == "direction"

@@ -317,6 +317,18 @@ def _direction(claim: str, source: str) -> Conflict | None:
     return Conflict("direction", f"{mine.word!r} vs {theirs.word!r}", mine.word, shared)
 
 
+def anchored_direction(claim: str, source: str) -> Conflict | None:
+    """:func:`conflict`'s direction rule for a sentence less aligned with the claim: the
+    opposite words must share :data:`ANCHORED` content words or more (what they modify,
+    who does it), not one."""
+    found = _direction(claim, source)
+    return found if found is not None and found.shared >= ANCHORED else None
+
+
+#: Content words a direction word and its opposite share for a less aligned sentence.
+ANCHORED = 2
+
+
 def agrees(claim: str, source: str, found: Conflict) -> bool:
     """Does ``source`` state the point ``found`` is about as the claim does? (A sentence as
     aligned as the contradicting one that agrees leaves the claim uncontradicted; one that
@@ -330,7 +342,8 @@ def agrees(claim: str, source: str, found: Conflict) -> bool:
     if found.kind == "negation":
         return _negated(source, found.key) == _negated(claim, found.key)
     if found.kind == "direction":
-        return states(source, claim, found.key, found.shared)
+        # An aim ("to assess whether HPV testing decreases detection") states no direction.
+        return not _ASKS.search(source) and states(source, claim, found.key, found.shared)
     return False
 
 

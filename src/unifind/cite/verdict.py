@@ -17,7 +17,15 @@ from typing import Literal
 
 from unifind.cite._null import null_finding
 from unifind.cite._numbers import quantities
-from unifind.cite.contradict import STRONG_SHARE, Conflict, agrees, alignment, conflict, terms
+from unifind.cite.contradict import (
+    STRONG_SHARE,
+    Conflict,
+    agrees,
+    alignment,
+    anchored_direction,
+    conflict,
+    terms,
+)
 from unifind.cite.sentences import sentences
 
 VerdictKind = Literal["supported", "contradicted", "not_supported", "unknown_id", "uncited_claim"]
@@ -33,6 +41,11 @@ COSINE_NEAR = 0.04
 COSINE_FLOOR = 0.7
 """...and the least cosine at which the closest sentence speaks for the claim at all."""
 _NEAR = 0.2  # how much less aligned a sentence may be and still speak for the claim
+DIRECTION_SHARE = 0.4
+"""A sentence sharing this much of the claim's words (less than :data:`STRONG_SHARE`) is
+compared on direction words anchored to the claim's thing (:func:`anchored_direction`): "PDS
+reduces proliferation of HR-defective cells" against "Pyridostatin increases proliferation
+of homologous recombination-defective cells", where the names are spelt differently."""
 #: Units of one reference that are aligned with a claim (a pasted page keeps its first).
 MAX_UNITS = 400
 
@@ -112,9 +125,12 @@ class SourceSentences:
         top, best = scored[0]
         best_evidence = Evidence(citation_id, units[best], round(top, 3))
         for share, i in scored:
-            if share < STRONG_SHARE:
+            if share < DIRECTION_SHARE:
                 break
-            found = conflict(claim, units[i], reference=text, closest=i in closest)
+            if share >= STRONG_SHARE:
+                found = conflict(claim, units[i], reference=text, closest=i in closest)
+            else:  # less aligned: only a direction word about the claim's own thing
+                found = anchored_direction(claim, units[i])
             if found is None:
                 continue
             # A sentence at least as aligned that states the point as the claim does wins;
