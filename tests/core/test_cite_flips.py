@@ -134,3 +134,13 @@ def test_a_sentence_that_asks_does_not_state_the_claims_direction() -> None:
     asking = "We aimed to assess whether HPV screening lowers detection of cervical neoplasia."
     found = SourceSentences().judge(claim, "r", f"{stating} {asking}")[1]
     assert found is not None and found.kind == "direction"
+
+
+def test_with_or_without_denies_nothing() -> None:
+    reference = [
+        "We evaluated mice with or without ablation of propriospinal interneurons.",
+        "Propriospinal interneurons mediated recovery from spinal cord injury.",
+    ]
+    claim = "Propriospinal interneurons are not integral for recovery from spinal cord injury."
+    assert undenied(claim, reference)
+    assert not undenied(claim, [*reference, "Recovery occurred without propriospinal relays."])

@@ -239,8 +239,11 @@ def _has_negator(text: str) -> bool:
 
 
 def _negator(words: list[str], i: int) -> bool:
-    """Is ``words[i]`` a negator? "not only X but also Y" adds, it does not deny."""
+    """Is ``words[i]`` a negator? "not only X but also Y" adds and "with or without X"
+    covers both: neither denies."""
     if not (words[i] in _NEGATORS or words[i].endswith("n't")):
+        return False
+    if words[i] == "without" and i > 0 and words[i - 1] == "or":
         return False
     return i + 1 >= len(words) or words[i + 1] not in _NOT_DENYING
 
