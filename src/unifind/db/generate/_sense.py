@@ -231,9 +231,9 @@ def learn(model: Model) -> dict[str, Sense]:
     senses: dict[str, Sense] = {}
     for col in model.columns.values():
         own = _name_words(col, model)
-        key = col.name.lower().split("_")[-1] in ("id", "ids")
+        is_key = col.name.lower().split("_")[-1] in ("id", "ids")
         # A key keeps its own name: the glossary would let "customer" name customer_id.
-        words = [*col.aliases, *own, *_description_words(col), *([] if key else _glossary(own))]
+        words = [*col.aliases, *own, *_description_words(col), *([] if is_key else _glossary(own))]
         currency = currency_of(col)
         role = _role(col, currency)
         zero, nonzero = _zero_phrases(col, role, own)

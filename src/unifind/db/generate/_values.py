@@ -48,10 +48,16 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
     picked: dict[tuple[str, bool], list[str]] = {}
     either: list[Where] = []
     phrases = _phrases(senses)
+    # Each phrase's holders, indexed once: per phrase it was O(phrases) normalisations, and
+    # with a few hundred sampled values that was most of a question's time (issue #19).
+    holders: dict[str, dict[int, tuple[Sense, str]]] = {}
+    for p, s, v in phrases:
+        holders.setdefault(normalise(p), {})[id(s)] = (s, v)
     for phrase, sense, value in phrases:
-        if not normalise(phrase):
+        key = normalise(phrase)
+        if not key:
             continue
-        owners = _owners(phrase, phrases, scan.text)
+        owners = _owners(list(holders[key].values()), scan.text)
         for m in scan.find(_pattern(phrase)):
             if len(owners) > 1:
                 if len(normalise(phrase)) > 1 and not NEG.search(scan.rest[: m.start()]):
@@ -87,14 +93,9 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     return phrase_pattern(phrase)
 
 
-def _owners(
-    phrase: str, phrases: list[tuple[str, Sense, str]], text: str
-) -> list[tuple[Sense, str]]:
-    """The columns holding ``phrase`` as a value: the one the question names when exactly
-    one is named ("whose home city is Paris"), else all of them ("staff in Paris")."""
-    key = normalise(phrase)
-    owners = {id(s): (s, v) for p, s, v in phrases if normalise(p) == key}
-    found = list(owners.values())
+def _owners(found: list[tuple[Sense, str]], text: str) -> list[tuple[Sense, str]]:
+    """Of the columns holding a phrase as a value (``found``), the one the question names
+    when exactly one is named ("whose home city is Paris"), else all ("staff in Paris")."""
     if len(found) < 2:
         return found
     named = [(s, v) for s, v in found if _names(s, text)]
