@@ -190,7 +190,10 @@ def demo_cases() -> tuple[References, list[tuple[str, list[tuple[tuple[str, str 
         layout = _LAYOUTS[n % len(_LAYOUTS)]
         sep = " " if layout.startswith("{s}") else "\n"
         lines = [layout.format(s=right, ids=rid), layout.format(s=right, ids=f"{rid}, {wrong}")]
-        want = [((right, rid), "supported"), ((right, wrong), "flagged")]
+        want: list[tuple[tuple[str, str | None], str]] = [
+            ((right, rid), "supported"),
+            ((right, wrong), "flagged"),
+        ]
         for _, flipped in flips:
             lines.append(layout.format(s=flipped, ids=rid))
             want.append(((flipped, rid), "contradicted"))

@@ -234,8 +234,12 @@ def set_b(pairs: Sequence[Pair], verdicts: Sequence[str], scorer: SupportScorer,
     lines = table("(b) flips of SUPPORT claims whose citation passes (same abstract cited)",
                   [p.label for p in flipped_pairs], got)  # fmt: skip
     for kind in dict.fromkeys(p.label for p in flipped_pairs):
-        mine = [v for p, v in zip(flipped_pairs, got, strict=True) if p.label == kind]
-        lines.append(f"- {kind}: flagged {rate(sum(v != 'supported' for v in mine), len(mine))}")
+        of_kind = [(p, v) for p, v in zip(flipped_pairs, got, strict=True) if p.label == kind]
+        halves = [[v for p, v in of_kind if p.claim_id % 2 == half] for half in (0, 1)]
+        even, odd = (f"{sum(v != 'supported' for v in h)}/{len(h)}" for h in halves)
+        flagged = sum(v != "supported" for _, v in of_kind)
+        total = rate(flagged, len(of_kind))
+        lines.append(f"- {kind}: flagged {total} (even ids {even}, odd {odd})")
     core = [v for p, v in zip(flipped_pairs, got, strict=True)
             if p.label in ("number", "negation", "direction")]  # fmt: skip
     lines.append(f"- number + negation + direction flagged: "
