@@ -82,8 +82,11 @@ async def test_a_restricted_or_ambiguous_absence_is_no_anti_join(tmp_path: Path)
     ((url, _),) = [next(_sqlite(tmp_path))]
     leg = DBLeg(url, models())
     try:
-        for question, model in (("authors without fantasy books", "authors"),
-                                ("authors who have no books after 2010", "authors"),
+        # "without fantasy books" is no fantasy book, not no book at all (round 4:
+        # test_issue19_joins_round4.py reads it as such)
+        res = await ask(leg, "authors without fantasy books", models=("authors",))
+        assert "'genre', 'value': 'fantasy'" in str(res.dsl), res.dsl
+        for question, model in (("authors who have no books after 2010", "authors"),
                                 ("authors with no more than 2 books", "authors"),
                                 ("members who have no loans", "members")):  # fmt: skip
             res = await ask(leg, question, models=(model,))

@@ -14,7 +14,8 @@ Precision first: the noun must end the clause (nothing after it but punctuation 
 clause), at most four plain words stand between the negation and the noun (verbs like
 "placed", "involved in"; no number, no comparison word), and exactly one relation fits.
 "never ordered product Latte" or "not allergic to soy" name a condition on the related
-rows: not read here.
+rows: :mod:`._notin` reads those. A related model may be named by the head noun of its
+compound name ("competitions" for ``farm_competition``, :func:`heads`).
 """
 
 from __future__ import annotations
@@ -76,6 +77,12 @@ def nouns_reaching(
     direct = [n for n, r in many.items() if names(models[r.model])]
     if direct:
         return direct
+    # "the city that hosted the most competitions" names ``farm_competition``: the last
+    # noun of a compound is what it is (farm competitions are competitions).
+    by_head = [n for n, r in many.items()
+               if _names(noun, heads(nouns(models[r.model]), own), last)]  # fmt: skip
+    if by_head:
+        return by_head
     through = []
     for name, rel in many.items():
         for hop in models[rel.model].joins.values():
@@ -96,6 +103,28 @@ def _without_owner(names: list[str], own: set[str]) -> list[str]:
         if rest and first in own and rest not in out:
             out.append(rest)
     return out
+
+
+#: Last words of a compound name that say what kind of record, not which ("allergy type",
+#: "claim status"): never a name alone.
+_GENERIC = frozenset(("type", "types", "status", "statuses", "detail", "details", "info",
+                      "data", "list", "lists", "code", "codes", "name", "names", "record",
+                      "records", "item", "items", "line", "lines", "view", "views", "history",
+                      "histories", "log", "logs", "info", "category", "categories"))  # fmt: skip
+
+
+def heads(names: list[str], own: set[str]) -> list[str]:
+    """The head noun (last word) of each compound name: plain, not generic, not the owner's."""
+    out = []
+    for name in names:
+        words = name.split(" ")
+        if len(words) > 1 and len(words[-1]) > 3 and words[-1].isalpha():
+            head = words[-1]
+            if head.endswith(("ches", "shes", "xes", "sses")):
+                head = head[:-2]  # "matches" → "match" (its pattern takes either)
+            if words[-1] not in _GENERIC and words[-1] not in own:
+                out.append(head)
+    return list(dict.fromkeys(out))
 
 
 def _names(noun: str, names: list[str], last: bool) -> bool:

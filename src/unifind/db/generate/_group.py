@@ -94,6 +94,8 @@ def read_top_group(
 _CUE = re.compile(
     r"(?<![a-z])(?:for each|for every|in each|of each|each|every|per|for all|for different"
     r"|and the number|and number|and the count|and count|and how many|along with"
+    # "and the corresponding number of gymnasts": an adjective may stand before the noun
+    r"|and (?:the|their) (?:corresponding|respective|total) (?:number|count)"
     r"|with the number|with their number)(?![a-z])"
 )
 
@@ -112,18 +114,21 @@ def loose_group(
         return None
     words = group_words(senses, None, keys=True)
     best: tuple[int, str] | None = None
+    longest = 0
     for word, column in words.items():
         if column in used:
             continue  # "how many students in each ... of the physics department": a condition
         m = re.search(rf"(?<![a-z]){plural(word)}(?![a-z])", scan.rest)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), column)
+        # The longest phrase at a place names the column: "allergy type", not "allergy".
+        if m and (best is None or (m.start(), -m.end()) < (best[0], -longest)):
+            best, longest = (m.start(), column), m.end()
     each = [m for m in _CUE.finditer(scan.text) if m[0] in _EACH or m[0] == "for all"]
     if each:
         # "for each year": the group is the column named right after; "for each apartment"
         # (the model itself) asks per row: no group, and "each" stays to be reported.
         after = scan.text[each[0].end() :]
-        named = [c for w, c in words.items() if c not in used
+        named = [c for w, c in sorted(words.items(), key=lambda wc: -len(wc[0]))
+                 if c not in used
                  and re.match(rf"\s+(?:the\s+)?{plural(w)}(?![a-z])", after)]  # fmt: skip
         per_row = any(re.match(rf"\s+(?:the\s+)?{plural(n)}(?![a-z])", after)
                       for n in nouns if n.isascii() and len(n) > 2)  # fmt: skip

@@ -11,7 +11,11 @@ Three shapes read here before the rest of the rules run on the view:
 * "the X with the most Y", "how many Y does each X have", "X with at least N Y", where Y
   names a model reached by ``has_many`` (or the model a link table points to): the count
   of related rows per record (:func:`read_related_count`);
-* "X that have no Y" (``._absent``): the records with no related row, an anti-join.
+* "X that have no Y" (``._absent``): the records with no related row, an anti-join;
+  "X that have no Y of value V" (``._notin``): none with that value.
+
+The count may follow a relative clause's own verb ("employees who serve at most 20
+customers", "the city that hosted the most competitions").
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ from unifind.db.generate._absent import (
     Absent,
     absent_note,
     absent_where,
+    heads,
     nouns_reaching,
     read_absent,
 )
 from unifind.db.generate._both import both_span, pair, split
-from unifind.db.generate._scan import Scan, number
+from unifind.db.generate._notin import negated
+from unifind.db.generate._scan import Scan, number, phrase_pattern
 from unifind.db.generate._view import (
     JoinedView,
     _nouns,
@@ -51,6 +57,12 @@ _MOST = re.compile(
     r"\s+(?P<noun>[a-z][a-z ]{1,40}?)"
     r"(?=$|[?.,!]|\s+(?:and|in|of|for|with|to|at|from|on|by)\b)"
 )
+#: "the city that has hosted the most ...", "the user who gives the most ...": the verb of
+#: the relative clause whose object the count is, right before "the most".
+_VERB_BEFORE = re.compile(
+    r"(?:(?<![a-z])(?:who|that|which)\s+(?:(?:has|have|had|did|does|do)\s+)?(?:been\s+)?[a-z]+"
+    r"|(?<![a-z])(?:has|have|had)\s+(?:been\s+)?[a-z]+(?:ed|en|wn))\s+$"
+)
 _FEW = re.compile(r"fewest|least|smallest|lowest|minimum")
 _EACH = re.compile(
     r"(?<![a-z])(?:how many|number of|count of|the number of)\s+(?P<noun>[a-z][a-z ]{1,40}?)"
@@ -68,6 +80,18 @@ _HAVING = re.compile(
     r"(?<![a-z])(?:have|has|had|having|with|own|owns)\s+(?:[a-z]+(?:ed|en|wn)\s+)?"
     r"(?:(?P<cmp>at least|more than|over|"
     r"fewer than|less than|at most|exactly|no more than|no less than)\s+)?"
+    r"(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<more>or more\s+)?"
+    r"(?P<noun>[a-z][a-z ]{1,40}?)(?=$|[?.,!]|\s+(?:and|in|of|for|with|to|at|from|on|by|"
+    r"that|who|which|order|sorted)\b)"
+)
+#: "employees who serve at most 20 customers", "architects that built 3 or more bridges",
+#: "employees serving 10 or more customers": a relative clause's own verb (or a participle)
+#: before the quantity. A comparison or "or more" is required: "who wrote 3 books" may
+#: name three books (a condition on the books), not a count of them.
+_HAVING_VERB = re.compile(
+    r"(?<![a-z])(?:(?:who|that|which)\s+(?:(?:do|does|did|have|has|had)\s+)?(?:been\s+)?"
+    r"[a-z]+|[a-z]{3,}ing)\s+"
+    r"(?:(?P<cmp>at least|more than|fewer than|less than|at most|no more than|no less than)\s+)?"
     r"(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<more>or more\s+)?"
     r"(?P<noun>[a-z][a-z ]{1,40}?)(?=$|[?.,!]|\s+(?:and|in|of|for|with|to|at|from|on|by|"
     r"that|who|which|order|sorted)\b)"
@@ -103,19 +127,38 @@ def read_related_count(scan: Scan, view: JoinedView, models: Mapping[str, Model]
             )
             if len(hits) != 1:
                 continue
-            scan.consume(*m.span())
+            start = m.start()
+            verb = _VERB_BEFORE.search(scan.rest[:start]) if pattern is _MOST else None
+            if verb and _whole(m["noun"].strip(), many[hits[0]].model, models):
+                start = verb.start()  # the verb relates the record to the rows counted
+            scan.consume(start, m.end())
             sort = None
             if ranked:
                 sort = "asc" if _FEW.match(m["dir"]) else "desc"
             return RelatedCount(hits[0], sort)
-    for m in scan.find(_HAVING):
-        hits = nouns_reaching(m["noun"].strip(), many, models, view.model.name, _nouns, last=False)
-        if len(hits) != 1:
-            continue
-        scan.consume(*m.span())
-        op = ">=" if m["more"] else _CMP[m["cmp"]]
-        return RelatedCount(hits[0], None, (op, int(number(m["n"]))))
+    for pattern in (_HAVING, _HAVING_VERB):
+        for m in scan.find(pattern):
+            if pattern is _HAVING_VERB and not (m["cmp"] or m["more"]):
+                continue
+            hits = nouns_reaching(m["noun"].strip(), many, models, view.model.name, _nouns,
+                                  last=False)  # fmt: skip
+            if len(hits) != 1:
+                continue
+            scan.consume(*m.span())
+            op = ">=" if m["more"] else _CMP[m["cmp"]]
+            return RelatedCount(hits[0], None, (op, int(number(m["n"]))))
     return None
+
+
+def _whole(noun: str, related: str, models: Mapping[str, Model]) -> bool:
+    """The phrase is a name of the related model (or of one its rows point to) and nothing
+    else: "the most competitions", not "the most recent complaint" (an adjective's
+    superlative, which the count reading may have misread: its verb stays unread)."""
+    near = [models[related]] + [models[r.model] for r in models[related].joins.values()
+                                if r.model in models]  # fmt: skip
+    names = [n for m in near for n in _nouns(m)]
+    names += heads(names, set())
+    return any(phrase_pattern(n).fullmatch(noun) for n in names)
 
 
 def _starts(phrase: str, noun: str) -> bool:
@@ -138,9 +181,9 @@ def read_with_joins(
         plain = read(question, model, strict)
     except GenerationError as exc:
         error = exc
-    if plain is not None and not plain.unknown and not plain.off_topic:
-        return plain
-    view = joined_view(model, models)
+    complete = plain is not None and not plain.unknown and not plain.off_topic
+    view = None if complete and not _names_near(question, model, models) else joined_view(
+        model, models)  # fmt: skip
     if view is None:
         return _plain(plain, error)
     scan = Scan(question)
@@ -164,18 +207,43 @@ def read_with_joins(
         made = _without(alt.dsl, model, view, absent, models, Scan(question).text)
     else:
         made = finish(alt.dsl, model, view, Scan(question).text)
-    if made is None:
+    neg = None
+    if blank is None and count is None and absent is None:
+        neg = negated(read, question, model, view, strict, models)
+    if neg is not None:
+        alt, dsl, note = neg
+    elif made is None:
         return _plain(plain, error)
-    dsl, note = made
-    if blank is None and (both := _both(read, question, model, view, strict, models, dsl)):
-        alt, dsl, note = both
+    else:
+        dsl, note = made
+        if blank is None and (both := _both(read, question, model, view, strict, models, dsl)):
+            alt, dsl, note = both
     if plain is not None and count is None and absent is None:
         better = len(alt.unknown) < len(plain.unknown) or (plain.off_topic and not alt.off_topic)
+        # As complete, and it shows a related model's column the question names ("the
+        # names of climbers and the names of the mountains they climb").
+        better = better or (len(alt.unknown) == len(plain.unknown) and _shows(dsl, plain.dsl))
         if not better:
             return plain
     if alt.off_topic:
         return _plain(plain, error)
     return dataclasses.replace(alt, dsl=dsl, notes=(*alt.notes, note))
+
+
+def _names_near(question: str, model: Model, models: Mapping[str, Model]) -> bool:
+    """The question names a model one belongs_to relation away (its columns may be shown
+    beside the model's own: "the names of climbers and the heights of their mountains")."""
+    text = Scan(question).text
+    near = [models[r.model] for r in model.joins.values()
+            if r.type == "belongs_to" and r.model in models and r.model != model.name]  # fmt: skip
+    return any(phrase_pattern(n).search(text) for other in near for n in _nouns(other))
+
+
+def _shows(dsl: QueryDSL, plain: QueryDSL) -> bool:
+    """The joined reading is the plain one plus related columns shown (same conditions)."""
+    shown = [f for f in dsl.select or () if "." in f]
+    return bool(shown) and not dsl.aggregates and dsl.wheres == plain.wheres and (
+        dsl.orders == plain.orders and dsl.limit == plain.limit)  # fmt: skip
 
 
 def _both(
