@@ -165,9 +165,13 @@ async def test_request_words_are_no_content(sports: tuple[DBLeg, str]) -> None:
     assert res.notes == () and sorted(int(i.record_id or 0) for i in res.items) == [
         r[0] for r in query(url, "SELECT athlete_id FROM athletes WHERE country = 'Kenya'")
     ]
-    # A word that restricts or shapes the answer stays named when nothing read it.
-    _dsl, res = await ask(leg, "display the different sports of athletes")
-    assert any("different" in n for n in res.notes), res.notes
+    # A word that shapes the answer is read: "different sports" are the distinct values of
+    # sport (round 4; before, no rule read it and the note named it).
+    dsl, res = await ask(leg, "display the different sports of athletes")
+    assert dsl.get("select") == ["sport"] and dsl.get("distinct") is True, dsl
+    assert sorted(str((i.data or {})["sport"]) for i in res.items) == [
+        r[0] for r in query(url, "SELECT DISTINCT sport FROM athletes ORDER BY sport")
+    ]
 
 
 @pytest.mark.parametrize(

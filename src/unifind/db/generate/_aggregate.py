@@ -55,18 +55,25 @@ class Aggregation:
 
 
 def read_aggregation(
-    scan: Scan, senses: dict[str, Sense], nouns: frozenset[str] = frozenset()
+    scan: Scan,
+    senses: dict[str, Sense],
+    nouns: frozenset[str] = frozenset(),
+    keys: frozenset[str] = frozenset(),
 ) -> Aggregation | None:
     """Consume an aggregate question's functions, measures and groups; None when it is not
     one. Every function asked is kept, in the question's order: "the highest, lowest and
-    average cost", "how many dorms and what is their total capacity" (issue #19)."""
+    average cost", "how many dorms and what is their total capacity" (issue #19).
+
+    ``keys`` (the primary key, the columns of relations) identify rows: no average or total
+    is taken over one ("the average fee on a CSU campus" is no avg(Campus))."""
     groups, spans = _groups(scan, senses, nouns)
     numeric = [s for s in senses.values() if s.column.type in ("integer", "number")]
+    measures = [s for s in numeric if s.column.name not in keys]
     found: list[tuple[int, Aggregate]] = []
     measured: list[tuple[int, int]] = []
     for fn, pattern in FN_WORDS:
         for m in scan.find(re.compile(pattern)):
-            hit = measure(scan, m, numeric)
+            hit = measure(scan, m, measures if fn in ("avg", "sum") else numeric)
             if hit is None:
                 continue
             sense, span = hit

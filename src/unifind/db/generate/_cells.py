@@ -16,10 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from unifind.db.dsl import Where
-from unifind.db.generate._scan import Scan
+from unifind.db.generate._scan import Scan, plural
 from unifind.db.generate._sense import Sense
 from unifind.db.models import CELL_WORDS, Model
 
+_QUOTED = re.compile(r"[\"'“‘](?P<v>[^\"'”’]{1,80})[\"'”’]")
+_POSSESSIVE = re.compile(r"['’]s?$")
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#.'&-]*[a-z0-9+#]|[a-z0-9]")
 
 
@@ -30,6 +32,10 @@ class Cell:
     span: tuple[int, int]
     columns: tuple[str, ...]
     where: Where
+    note: str | None = None
+    """How the value was bound when the question's words chose between columns."""
+    doubt: bool = False
+    """The note says the binding is likely not what was asked (the answer is partial)."""
 
 
 def read_cells(
@@ -39,11 +45,26 @@ def read_cells(
     words that can't start or end one (function words, names of the model's columns)."""
     if not model.cells:
         return []
-    words = list(_WORD.finditer(scan.rest))
+    text = scan.text
+
+    def edge(word: str) -> bool:
+        return skip(word) and not _own_name_value(word, model, text)
+
     found: list[tuple[tuple[int, int], dict[str, list[str]]]] = []
+    for m in scan.find(_QUOTED):
+        # A quoted value is taken whole, names of the model inside it too: "whose status
+        # code is 'Good Customer'" (issue #19: "customer" stopped the run; LIKE %good%).
+        quoted = model.cells.get(" ".join(m["v"].split()))
+        if quoted and scan.rest[m.start("v") : m.end("v")] == scan.text[m.start("v") : m.end("v")]:
+            by_column: dict[str, list[str]] = {}
+            for column, stored in quoted:
+                by_column.setdefault(column, []).append(stored)
+            found.append((m.span(), by_column))
+            scan.consume(*m.span())
+    words = list(_WORD.finditer(scan.rest))
     i = 0
     while i < len(words):
-        hit = _longest(scan, model, words, i, skip)
+        hit = _longest(scan, model, words, i, edge)
         if hit is None:
             i += 1
             continue
@@ -53,6 +74,20 @@ def read_cells(
         scan.consume(*span)
         i = j + 1
     return _wheres(found, scan.text, senses)
+
+
+def _own_name_value(word: str, model: Model, text: str) -> bool:
+    """ "the good customers" on good_or_bad_customer ('good', 'bad'): a word of the column's
+    name that is also one of its stored values is that value, unless the question names
+    the whole column ("good or bad customer") (issue #19: the word was read as the column,
+    and the answer kept every customer with status ok)."""
+    for column, _ in model.cells.get(word, ()):
+        parts = column.lower().split("_")
+        if word in parts and len(parts) > 1 and " ".join(parts) not in text:
+            return True
+    return False
+
+
 
 
 def _longest(
@@ -66,7 +101,9 @@ def _longest(
             continue
         if j == i and len(words[i][0]) < 2:
             continue  # "a", "i": an article, not the stored value "A"
-        pairs = model.cells.get(" ".join(scan.text[start:end].split()))
+        said = " ".join(scan.text[start:end].split())
+        # "Bob's friends": the value is Bob, its possessive ending is no part of it.
+        pairs = model.cells.get(said) or model.cells.get(_POSSESSIVE.sub("", said))
         if pairs:
             by_column: dict[str, list[str]] = {}
             for column, stored in pairs:
@@ -84,13 +121,25 @@ def _wheres(
     for span, by_column in found:
         named = [c for c in by_column if _named(senses.get(c), text)]
         columns = tuple(named if len(named) == 1 else by_column)
+        owned = [c for c in by_column if _possessed(senses.get(c), text, span)]
+        note = None
+        if len(by_column) == 2 and len(owned) == 1:
+            # "the friends of Bob", "Bob's friends", "how many friends does Dan have": the
+            # column named is what the question asks about Bob; Bob is in the other one.
+            columns = tuple(c for c in by_column if c not in owned)
+            note = (f"{by_column[columns[0]][0]!r} is a value of {' and '.join(by_column)}: "
+                    f"read as {columns[0]}, the question asking for its {owned[0]}")  # fmt: skip
+        doubt = len(by_column) == 1 and bool(owned)
+        if doubt:
+            note = (f"not understood: {text[span[0]:span[1]]!r} (a value only of {owned[0]}, "
+                    f"which the question asks about it: matched in {owned[0]} anyway)")  # fmt: skip
         conds = [_equal(c, by_column[c]) for c in columns]
         if len(conds) == 1:
             where = conds[0]
         else:
             either = [c.model_copy(update={"or_": i > 0}) for i, c in enumerate(conds)]
             where = Where(wheres=tuple(either))
-        out.append(Cell(span, columns, where))
+        out.append(Cell(span, columns, where, note, doubt))
     return _merge(out)
 
 
@@ -112,12 +161,31 @@ def _merge(cells: list[Cell]) -> list[Cell]:
             continue
         values = [*_values(prev.where), *_values(cell.where)]
         merged = Where(field=cell.columns[0], op="in", value=list(dict.fromkeys(values)))
-        out[out.index(prev)] = Cell(prev.span, prev.columns, merged)
+        out[out.index(prev)] = Cell(prev.span, prev.columns, merged, prev.note or cell.note,
+                                    prev.doubt or cell.doubt)  # fmt: skip
     return out
 
 
 def _values(where: Where) -> list[str]:
     return list(where.value) if isinstance(where.value, list) else [str(where.value)]
+
+
+def _possessed(sense: Sense | None, text: str, span: tuple[int, int]) -> bool:
+    """The column's word stands as what the value has: "<friends> of Bob", "Bob's
+    <friends>", "how many <friends> does Bob have"."""
+    if sense is None:
+        return False
+    before, said, after = text[: span[0]], text[span[0] : span[1]], text[span[1] :]
+    owner = bool(_POSSESSIVE.search(said)) or bool(re.match(r"['’]s?(?![a-z])", after))
+    for word in sense.words:
+        if not word.isascii():
+            continue
+        w = plural(word)
+        if re.search(rf"(?<![a-z]){w}\s+(?:of|does|do|did)\s+(?:the\s+)?$", before):
+            return True
+        if owner and re.match(rf"(?:['’]s?)?\s+(?:[a-z]+\s+){{0,2}}?{w}(?![a-z])", after):
+            return True
+    return False
 
 
 def _named(sense: Sense | None, text: str) -> bool:

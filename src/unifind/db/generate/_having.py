@@ -27,6 +27,7 @@ _OPS_EN = {
     "<": r"fewer than|less than|under|below|lower than",
     ">=": r"at least|no fewer than|no less than|not less than",
     "<=": r"at most|no more than|not more than|up to",
+    "=": r"exactly|only|just",
 }
 _OPS_ZH = {">": "超过|多于|大于|高于", "<": "少于|不到|不足|低于|小于", ">=": "至少|不少于|不低于",
            "<=": "不超过|至多|不多于|最多"}  # fmt: skip
@@ -126,12 +127,18 @@ def _count_having(scan: Scan, nouns: frozenset[str], tail: tuple[int, int]) -> _
     """ "more than 5 employees", "5 or more loans", "员工超过5人", "3次以上"."""
     words = "|".join(re.escape(n) for n in sorted({*nouns, *_ROW_NOUNS}, key=len, reverse=True))
     text = scan.rest[tail[0] : tail[1]]
-    for op in (">", "<", ">=", "<="):
+    for op in (">", "<", ">=", "<=", "="):
         # Up to two words between the number and the noun stay for the other rules:
         # "at least 3 remote employees" counts remote employees.
-        noun = rf"(?:[a-z-]+\s+){{0,2}}(?P<noun>(?:{words})(?:e?s)?)(?![a-z])"
+        # Never across a conjunction or a new clause: "price higher than 10000000 and
+        # publications with ..." counts nothing (issue #19: read as count > 10000000).
+        noun = rf"(?:(?!{_JOINER})[a-z-]+\s+){{0,2}}(?P<noun>(?:{words})(?:e?s)?)(?![a-z])"
         pre = rf"(?<![a-z])(?P<op>{_OPS_EN[op]})\s+{_N}\s+{noun}"
-        zh = rf"(?P<op>{_OPS_ZH[op]})\s*{_N}\s*(?:{_CLASSIFIER}|(?P<noun>{words}))"
+        zh = (
+            rf"(?P<op>{_OPS_ZH[op]})\s*{_N}\s*(?:{_CLASSIFIER}|(?P<noun>{words}))"
+            if op in _OPS_ZH
+            else ""
+        )
         post = rf"{_N}\s*(?:{_CLASSIFIER}\s*|{noun}\s+)?(?P<op>{_POST[op]})" if op in _POST else ""
         post2 = rf"{_N}\s+(?P<op>{_POST[op]})\s+{noun}" if op in _POST else ""
         for pattern in filter(None, (pre, zh, post2, post)):
@@ -147,6 +154,10 @@ def _count_having(scan: Scan, nouns: frozenset[str], tail: tuple[int, int]) -> _
                 spans = [m.span()]
             return agg, where, [(a + tail[0], b + tail[0]) for a, b in spans], ()
     return None
+
+
+#: Words that join clauses or conditions: no counted noun lies beyond them.
+_JOINER = r"(?:and|or|but|with|whose|who|which|that|where|while)\s"
 
 
 def _counted(text: str, m: re.Match[str], words: str) -> bool:

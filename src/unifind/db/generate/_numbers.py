@@ -11,9 +11,11 @@ the comparison is refused with a note, never made as if the currencies were equa
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
+from unifind.db.dsl import Where
 from unifind.db.generate._scan import Scan, phrase_pattern
 from unifind.db.generate._sense import Sense
 from unifind.db.models import Column
@@ -83,7 +85,8 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("between", re.compile(rf"{_val('a')}\s*(?:-|–|~|to|到|至)\s*{_val('b')}\s*(?:之间)?")),
-    ("post", re.compile(rf"{_val('a')}\s*(?P<post>{_alt(_POST_OP)})(?![a-z])")),
+    # "50 or below", never "above 50 or below 46": there "or" joins two comparisons.
+    ("post", re.compile(rf"{_val('a')}\s*(?P<post>{_alt(_POST_OP)})(?![a-z])(?!\s*[$€¥£]?\d)")),
     ("prefix", re.compile(rf"{_NOT_WORD}(?P<cmp>{_alt(_CMP_OP)})\s*{_val('a')}")),
     ("bare", re.compile(_val("a"))),  # kept only WITH a unit: "4 stars", "$500"
 ]
@@ -102,6 +105,8 @@ class NumberCondition:
     column: str
     op: str
     value: float | list[float]
+    span: tuple[int, int] = (0, 0)
+    """Where the question says it."""
 
 
 def family(column: Column, sense: Sense | None = None) -> str | None:
@@ -132,7 +137,7 @@ def read_numbers(
             if cond is not False:
                 scan.consume(*m.span())
             if isinstance(cond, NumberCondition):
-                found.append(cond)
+                found.append(dataclasses.replace(cond, span=m.span()))
             elif cond is None and refused is not None:
                 refused.append(m[0].strip())
     return found, notes
@@ -223,5 +228,32 @@ def _nearest(senses: list[Sense], m: re.Match[str], scan: Scan) -> Sense | None:
     return best[1] if best else None
 
 
+
+
 def _dist(pair: tuple[int, Sense]) -> int:
     return pair[0]
+
+
+_EITHER = re.compile(r"\s*,?\s*(?:or|either)\s*")
+
+
+def number_wheres(text: str, found: list[NumberCondition]) -> list[Where]:
+    """The conditions as wheres; two on one column joined by "or" ("age above 50 or below
+    46") are either of them, one parenthesised group (issue #19: read as both)."""
+    conds = sorted(found, key=lambda c: c.span)
+    out: list[Where] = []
+    i = 0
+    while i < len(conds):
+        c = conds[i]
+        where = Where(field=c.column, op=c.op, value=c.value)  # type: ignore[arg-type]
+        nxt = conds[i + 1] if i + 1 < len(conds) else None
+        if nxt and nxt.column == c.column and _EITHER.fullmatch(text[c.span[1] : nxt.span[0]]):
+            other = Where.model_validate(
+                {"field": nxt.column, "op": nxt.op, "value": nxt.value, "or": True}
+            )
+            out.append(Where(wheres=(where, other)))
+            i += 2
+            continue
+        out.append(where)
+        i += 1
+    return out

@@ -13,10 +13,11 @@ import functools
 import re
 from dataclasses import dataclass
 
+from unifind.db.dsl import SubAggregate, Where
 from unifind.db.generate._numbers import family
 from unifind.db.generate._scan import NUMBER_WORDS, Scan, number, phrase_pattern
 from unifind.db.generate._sense import Sense
-from unifind.db.models import Column
+from unifind.db.models import Column, Model
 
 # (phrases, what they sort, direction); "date" means the model's date column.
 SUPERLATIVES: list[tuple[str, str, str]] = [
@@ -53,8 +54,18 @@ class Ordering:
 _COUNT_LEAD = re.compile(rf"(?:^|(?<=\bthe )|(?<=\bshow )|(?<=\blist ))(?P<n>{_N})\s+(?=[a-z])")
 
 
-def read_order(scan: Scan, senses: dict[str, Sense]) -> tuple[list[Ordering], int | None]:
-    """Consume superlatives, "sort by" phrases and top-N; return the orders and a limit."""
+def read_order(
+    scan: Scan,
+    senses: dict[str, Sense],
+    nouns: frozenset[str] = frozenset(),
+    superlatives: list[tuple[Ordering, str]] | None = None,
+) -> tuple[list[Ordering], int | None]:
+    """Consume superlatives, "sort by" phrases and top-N; return the orders and a limit.
+
+    ``nouns`` name the model's rows: "the most invoices" counts them, it sorts no column
+    that the word also names (invoice_date). Each ordering read from a superlative (not
+    from "by X") is added to ``superlatives`` with the words read."""
+    found = superlatives if superlatives is not None else []
     limit: int | None = None
     top = False
     for m in scan.find(_TOP):
@@ -70,6 +81,7 @@ def read_order(scan: Scan, senses: dict[str, Sense]) -> tuple[list[Ordering], in
             limit = 1
         scan.consume(*m.span())
         orders.append(Ordering(measure.name, sort))
+        found.append((orders[-1], m[0].strip()))
     for phrases, target, sort in SUPERLATIVES:
         col = _target(senses, target, scan)
         if col is None:
@@ -80,6 +92,8 @@ def read_order(scan: Scan, senses: dict[str, Sense]) -> tuple[list[Ordering], in
             rf"(?:\s*的?\s*(?P<post>{_N})(?![\d.])\s*{_MEASURE}?)?"
         )
         for m in scan.find(pattern):
+            if _inside_a_name(scan.text, m, senses):
+                continue  # "the latest logon" names date_of_latest_logon: no superlative
             n = m["pre"] or m["zpre"] or m["post"]
             if n:
                 limit = int(number(n))
@@ -87,7 +101,8 @@ def read_order(scan: Scan, senses: dict[str, Sense]) -> tuple[list[Ordering], in
                 limit = 1
             scan.consume(*m.span())
             orders.append(Ordering(col.name, sort))
-    by_alias, single = _by_alias(scan, senses, "desc" if top else None)
+            found.append((orders[-1], m[0].strip()))
+    by_alias, single = _by_alias(scan, senses, "desc" if top else None, nouns, found)
     orders.extend(by_alias)
     if single and limit is None:
         limit = 1  # "the employee with the highest salary": one row
@@ -122,6 +137,20 @@ def _adjectives(scan: Scan, senses: dict[str, Sense]) -> list[tuple[re.Match[str
     return out
 
 
+def _inside_a_name(text: str, m: re.Match[str], senses: dict[str, Sense]) -> bool:
+    """The superlative and the word after it are two words in a row of a column's name
+    ("latest logon" in date_of_latest_logon, "highest point" in highest_point)."""
+    said = re.match(r"\s*(?:the\s+)?([a-z]+)\s+([a-z]+)", text[m.start() :])
+    if said is None:
+        return False
+    pair = f"{said[1]} {said[2].removesuffix('s')}"
+    for sense in senses.values():
+        name = " ".join(sense.column.name.lower().split("_"))
+        if re.search(rf"(?<![a-z]){re.escape(pair)}s?(?![a-z])", name):
+            return True
+    return False
+
+
 def _target(senses: dict[str, Sense], target: str, scan: Scan) -> Column | None:
     if target == "date":
         dated = [s for s in senses.values() if s.column.type in ("date", "datetime")]
@@ -134,9 +163,22 @@ def _target(senses: dict[str, Sense], target: str, scan: Scan) -> Column | None:
     )  # fmt: skip
 
 
+#: Words that end the noun phrase after a superlative ("the oldest crew members who ...").
+_NP_END = frozenset(("of", "with", "in", "who", "whom", "that", "which", "and", "or", "from",
+                     "for", "on", "by", "is", "are", "was", "were", "has", "have", "had", "at",
+                     "to", "whose", "where", "than", "as"))  # fmt: skip
+
+
 def _plural_follows(scan: Scan, end: int) -> bool:
-    nxt = re.match(r"\s*([a-z]+)", scan.rest[end:])
-    return bool(nxt and nxt[1].endswith("s") and not nxt[1].endswith("ss"))
+    """The noun after a superlative is plural: its head, the last of up to three words
+    before a preposition or a new clause ("the oldest crew members")."""
+    words = re.match(r"(?:\s*[a-z']+){1,3}", scan.rest[end:])
+    head = None
+    for w in words[0].split() if words else ():
+        if w in _NP_END:
+            break
+        head = w
+    return bool(head and head.endswith("s") and not head.endswith(("ss", "'s")))
 
 
 #: "the employee with the highest ...": a singular noun holding the superlative.
@@ -147,7 +189,11 @@ _SINGLE = re.compile(r"(?<![a-z])(?:the|a|an|of|for)\s+(?:[a-z]+\s+)?[a-z]+(?<!s
 
 
 def _by_alias(
-    scan: Scan, senses: dict[str, Sense], default: str | None
+    scan: Scan,
+    senses: dict[str, Sense],
+    default: str | None,
+    nouns: frozenset[str],
+    found: list[tuple[Ordering, str]],
 ) -> tuple[list[Ordering], bool]:
     out: list[Ordering] = []
     single = False
@@ -161,6 +207,8 @@ def _by_alias(
                 for m in scan.find(pattern):
                     if m[0].split()[0] in col.name.lower().split("_"):
                         continue  # "max speed" names the column Max_speed: no superlative
+                    if rule_sort != "by" and _counts_rows(m[0], nouns):
+                        continue  # "the most invoices": a count of rows, not invoice_date
                     d = m.groupdict().get("dir") or m.groupdict().get("zdir")
                     if d:
                         sort = "desc" if re.fullmatch(_DESC_WORDS, d) else "asc"
@@ -169,7 +217,21 @@ def _by_alias(
                     )
                     scan.consume(*m.span())
                     out.append(Ordering(col.name, sort))
+                    if rule_sort != "by":
+                        found.append((out[-1], m[0].strip()))
     return out, single
+
+
+def _counts_rows(said: str, nouns: frozenset[str]) -> bool:
+    """ "most invoices", "fewest players": a count word before a plural naming the rows."""
+    words = said.split()
+    last = words[-1]
+    return (
+        len(words) == 2
+        and words[0] in ("most", "least", "fewest")
+        and last.endswith("s")
+        and (last in nouns or last[:-1] in nouns or last.removesuffix("es") in nouns)
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -186,3 +248,23 @@ def _alias_rules(alias: str) -> tuple[tuple[re.Pattern[str], str], ...]:
          rf"|按\s*{a}\s*(?:(?P<zdir>{_DESC_WORDS}|{_ASC_WORDS})|排序|排列)?", "by"),
     ]  # fmt: skip
     return tuple((re.compile(p), sort) for p, sort in rules)
+
+
+def tied_top(
+    tops: list[tuple[Ordering, str]], model: Model, wheres: list[Where]
+) -> tuple[Where, str] | None:
+    """ "the oldest technicians", "which restaurants have the highest rating": a superlative
+    with no number of rows keeps the rows holding the top value, ties included (issue #19:
+    every row in order was answered, with status ok, where the question asks for the
+    oldest). A date keeps the rows in order ("the newest orders" lists them newest first)."""
+    for ordering, said in tops:
+        column = model.columns.get(ordering.column)
+        if column is None or column.type not in ("integer", "number"):
+            continue
+        fn = "max" if ordering.sort == "desc" else "min"
+        sub = SubAggregate(agg=fn, field=column.name, wheres=tuple(wheres))  # type: ignore[arg-type]
+        said = said.removeprefix("the ")
+        note = (f"{said!r} with no number of rows: the rows with the {fn}imum "
+                f"{column.name}, ties included")  # fmt: skip
+        return Where(field=column.name, op="=", value=sub), note
+    return None

@@ -63,11 +63,18 @@ _BARE = re.compile(
 
 
 def read_sort(
-    scan: Scan, senses: dict[str, Sense], title: str | None, nouns: frozenset[str]
+    scan: Scan,
+    senses: dict[str, Sense],
+    title: str | None,
+    nouns: frozenset[str],
+    bare: list[tuple[str | None, str, tuple[int, int]]] | None = None,
 ) -> list[tuple[str, str]]:
     """Consume explicit ordering phrases; (column, "asc"|"desc") in the order read.
 
-    ``nouns`` name the model itself: "names of courses" names no course_* column."""
+    ``nouns`` name the model itself: "names of courses" names no course_* column. A sort
+    naming no column after its direction word ("ordered from most to least") is also added
+    to ``bare`` (column or None, direction, span): over groups it sorts their aggregate
+    (see the builtin); one with no column is left unconsumed here."""
     phrases = _phrases(senses)
     if not phrases:
         return []
@@ -84,6 +91,8 @@ def read_sort(
         direction = _direction(m["d1"])
         name = _nearest_before(scan, m.start(), senses, nouns, alphabetical="alpha" in m["d1"])
         name = name or (title if "alpha" in m["d1"] else None)
+        if bare is not None and "alpha" not in m["d1"]:
+            bare.append((name, direction, m.span()))  # the caller may consume it
         if name is None:
             continue  # no column to sort: the word stays, and is reported as not understood
         out.append((name, direction))
@@ -131,7 +140,7 @@ def _nearest_before(
     """The column named last before ``start``; for "alphabetical", the text column named
     first: the thing listed ("the last names of faculties in building Barton in
     alphabetic order" sorts the names, not the building the condition fixes)."""
-    best: tuple[int, str] | None = None
+    best: tuple[tuple[int, int], str] | None = None
     before = scan.text[:start]
     for sense in senses.values():
         if alphabetical and sense.column.type != "string":
@@ -145,7 +154,9 @@ def _nearest_before(
             for hit in re.finditer(rf"(?<![a-z]){plural(word)}(?![a-z])", before):
                 if hit[0] in nouns:
                     continue  # "addresses" names the model, not other_address_details
-                key = -hit.start() if alphabetical else hit.end()
+                # Of two names ending at one word, the longer: "total points" names
+                # Total_Points, not every *_points column (issue #19: a silent wrong).
+                key = (-hit.start() if alphabetical else hit.end(), hit.end() - hit.start())
                 if best is None or key > best[0]:
                     best = (key, sense.column.name)
     return best[1] if best else None

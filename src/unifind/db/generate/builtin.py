@@ -26,14 +26,16 @@ from unifind.db.compile import like_pattern
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
 from unifind.db.generate._account import TOKEN, Ledger, name_uses
 from unifind.db.generate._aggregate import Aggregation, read_aggregation
+from unifind.db.generate._caveats import self_link
 from unifind.db.generate._cells import read_cells
 from unifind.db.generate._comparative import read_comparatives
 from unifind.db.generate._dates import DateCondition, read_dates
+from unifind.db.generate._distinct import find_distinct
 from unifind.db.generate._group import loose_group, read_top_group
 from unifind.db.generate._having import read_having
 from unifind.db.generate._join import read_with_joins
-from unifind.db.generate._numbers import read_numbers
-from unifind.db.generate._order import Ordering, read_order
+from unifind.db.generate._numbers import number_wheres, read_numbers
+from unifind.db.generate._order import Ordering, read_order, tied_top
 from unifind.db.generate._scan import NUMBER_WORDS, Scan, is_cjk, normalise, phrase_pattern
 from unifind.db.generate._sense import Sense, learn, model_words
 from unifind.db.generate._sort import read_sort
@@ -160,7 +162,7 @@ class BuiltinGenerator:
         refused: list[str] = []  # read, not compared: the answer ignores them (partial)
         numbers, number_notes = read_numbers(scan, senses, self._rates, refused)
         ledger.mark("number")
-        wheres += [Where(field=c.column, op=c.op, value=c.value) for c in numbers]  # type: ignore[arg-type]
+        wheres += number_wheres(scan.text, numbers)
         wheres += values + flags
         wheres += _negated_words(scan, model)
         ledger.mark("negation")
@@ -171,8 +173,18 @@ class BuiltinGenerator:
             if group := loose_group(scan, senses, used, known):
                 agg = Aggregation(agg.aggregates, (group,))
         ledger.mark("group")
-        wheres += [c.where for c in read_cells(scan, model, senses, _function_or_name(model))]
+        cells = read_cells(scan, model, senses, _function_or_name(model))
+        wheres += [c.where for c in cells]
         ledger.mark("value")
+        if not agg and (top := tied_top(shape.tops, model, wheres)):
+            wheres.append(top[0])
+            reading_notes = [top[1]]
+        else:
+            reading_notes = []
+        distinct = None
+        if not agg and not shape.orders and (distinct := find_distinct(scan, senses)):
+            scan.consume(*distinct.span)
+            ledger.mark("shape")
         words = _Words.read(scan, senses, model, known)
         ledger.mark("column")
         understood = bool(wheres or shape.orders or agg or shape.limit)
@@ -193,7 +205,12 @@ class BuiltinGenerator:
             and bool(words.unknown)
             and not _names_model(scan.text, known)
         )
-        notes = [*nested, *shape.notes, *number_notes, *words.notes(model, off_topic)]
+        caveats = self_link(scan.text, model, cells)
+        nested += [c.note for c in caveats]
+        reading_notes += [c.note for c in cells if c.note and not c.doubt]
+        nested += [c.note for c in cells if c.note and c.doubt]
+        notes = [*nested, *reading_notes, *shape.notes, *number_notes,
+                 *words.notes(model, off_topic)]  # fmt: skip
         notes += [_either_note(w) for w in wheres if _either(w)]
         wheres += [_like_any(kw, model.searchable, "like") for kw in words.keywords]
         dsl = QueryDSL(
@@ -204,6 +221,8 @@ class BuiltinGenerator:
             havings=agg.havings if agg else (),
             orders=_orders(_ranked(shape, agg), agg),
             limit=shape.limit,
+            select=(distinct.column,) if distinct else None,
+            distinct=distinct is not None,
         )
         dsl = validate_dsl(dsl, model, scope)
         unread = _unread_columns(ledger, senses, known, dsl)
@@ -220,6 +239,8 @@ class BuiltinGenerator:
         uses = {w: _unread_use(w, c, len(dsl.wheres)) for w, c in unread.items()}
         notes += [f"not understood: {w} ({use})" for w, use in uses.items()]
         uses |= {w: "a comparison left out (see its note)" for w in _content_words(refused)}
+        uses |= {w: "read on the wrong rows (see its note)"
+                 for w in _content_words([c.word for c in caveats])}  # fmt: skip
         accounted, confidence = ledger.account(
             stopwords=STOPWORDS, names=name_uses(model, senses, known), keywords=words.keywords,
             unused={**words.unused(), **uses}, dsl=dsl,
@@ -273,6 +294,8 @@ class _Shape:
     orders: list[Ordering]
     limit: int | None
     notes: list[str]
+    tops: list[tuple[Ordering, str]] = dataclasses.field(default_factory=list)
+    """Superlatives read with no number of rows ("the oldest technicians")."""
 
 
 def _read_shape(
@@ -283,7 +306,8 @@ def _read_shape(
     rates: dict[str, float],
 ) -> _Shape:
     # Explicit sorts before groups: "sorted by department" is no "by department" group.
-    sorts = read_sort(scan, senses, model.title_column, known)
+    bare: list[tuple[str | None, str, tuple[int, int]]] = []
+    sorts = read_sort(scan, senses, model.title_column, known, bare)
     having = read_having(scan, senses, known, rates)
     top = None if having else read_top_group(scan, senses, model.title_column,
                                              _numeric_words(senses))  # fmt: skip
@@ -293,12 +317,41 @@ def _read_shape(
     elif top:
         agg = Aggregation((Aggregate(fn="count"),), (top.column,))
     else:
-        agg = read_aggregation(scan, senses, known)
-    orders, limit = read_order(scan, senses)
+        agg = read_aggregation(scan, senses, known, _keys(model))
+    if agg and agg.groups and len(agg.aggregates) == 1 and bare:
+        sorts = _by_aggregate(scan, sorts, bare, agg.aggregates[0].name)
+    tops: list[tuple[Ordering, str]] = []
+    orders, limit = read_order(scan, senses, known, tops)
     if top:
         orders, limit = [Ordering("count", top.sort), *orders], top.limit
     orders = [*(Ordering(c, d) for c, d in sorts), *orders]
-    return _Shape(agg, orders, limit, list(having.notes) if having else [])
+    shape = _Shape(agg, orders, limit, list(having.notes) if having else [])
+    shape.tops = [] if top or limit is not None else tops
+    return shape
+
+
+def _keys(model: Model) -> frozenset[str]:
+    """The columns that identify rows: the primary key and each relation's own column."""
+    keys = {r.foreign for r in (model.relations or {}).values()}
+    return frozenset({*keys, model.primary_key} - {None})  # type: ignore[arg-type]
+
+
+def _by_aggregate(
+    scan: Scan,
+    sorts: list[tuple[str, str]],
+    bare: list[tuple[str | None, str, tuple[int, int]]],
+    aggregate: str,
+) -> list[tuple[str, str]]:
+    """ "the number of airports per country, ordered from most to least": a direction with
+    no column after it, over groups, sorts the groups' aggregate (issue #19: it sorted the
+    country named before it, status ok)."""
+    out = list(sorts)
+    for name, direction, span in bare:
+        if name is not None and (name, direction) in out:
+            out.remove((name, direction))
+        scan.consume(*span)
+        out.append((aggregate, direction))
+    return out
 
 
 @dataclasses.dataclass(slots=True)
@@ -318,6 +371,9 @@ class _Words:
         words = _keywords(scan, model)
         keywords = [w for w in words if _in_vocabulary(w, model)]
         unknown = [w for w in words if w not in keywords and w not in known]
+        unknown += [w for w in _LETTER.findall(scan.rest) if w not in unknown]
+        if _THE_US.search(scan.rest) and "us" not in unknown:
+            unknown.append("us")  # "in the US" is a country, not the pronoun "us"
         return cls(keywords, unknown, _loose_operators(scan))
 
     def guess(self, understood: bool, model: Model) -> None:
@@ -349,6 +405,14 @@ class _Words:
             notes.append(f"the question does not seem to be about {model.name}: nothing in it "
                          "names a column, a value or a word of its text")  # fmt: skip
         return notes
+
+
+#: A letter standing alone ("with D or S in their first name"), not the words "a" and "I"
+#: nor an "s" of a possessive: no rule read it, and it is said (issue #19: it vanished).
+_LETTER = re.compile(r"(?<![a-z0-9'’.-])([b-hj-z])(?![a-z0-9'’-])")
+
+
+_THE_US = re.compile(r"(?<![a-z])the\s+us(?![a-z])")
 
 
 def _unread_columns(
@@ -578,6 +642,9 @@ def _is_alias(word: str, model: Model) -> bool:
 def _names(model: Model) -> frozenset[str]:
     """Every word that names the model or one of its columns (never a keyword)."""
     words = [model.name, model.table, *model.aliases]
+    # Each word of a model's several-word name ("video games" of Video_Games) names it: it
+    # is no text to search (issue #19: "how many video games" counted names with "game").
+    words += [p for n in (model.name, model.table) for p in n.split("_") if len(p) > 2]
     for col in model.columns.values():
         # Every part of a column's name, generic ones too: "names", "ids", "dates" ask for
         # that column, and a row answer carries every column (issue #19).

@@ -1,0 +1,75 @@
+"""Readings the builtin generator makes but cannot vouch for (issue #19: precision first).
+
+Each check looks at a finished reading and names, in a note, a word the answer did not
+use the way the question meant it. The answer stays (it may be right), but it is
+``partial``: a wrong answer with status ok and no note is the worst outcome of the leg.
+
+* **A link to another row of the same model.** "the employee who reports to Nancy
+  Edwards": ``reports_to`` points to another employee, so the name describes that other
+  row; the value was bound on the rows themselves (a self-join the builtin does not write).
+  Read where the value follows the link column's words, or follows a verb and its
+  preposition ("who report to Payam", "managed by") and is a name.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from unifind.db.generate._cells import Cell
+from unifind.db.models import Model
+
+
+@dataclass(frozen=True, slots=True)
+class Caveat:
+    word: str
+    """The question's word (or phrase) the answer did not use as meant."""
+    note: str
+
+
+def self_link(text: str, model: Model, cells: Sequence[Cell]) -> list[Caveat]:
+    """A value named right after the words of a column that links the model to itself."""
+    links = [r.foreign for r in model.joins.values() if r.model == model.name]
+    out: list[Caveat] = []
+    for column in links:
+        pattern = _before_value(column)
+        for cell in cells:
+            before = text[: cell.span[0]]
+            m = pattern.search(before) if pattern is not None else None
+            if m is None and any("name" in c.lower() for c in cell.columns):
+                m = _LINK_VERB.search(before)  # "employees who report to Payam"
+            if m is None:
+                continue
+            said, value = m["link"], text[cell.span[0] : cell.span[1]]
+            out.append(
+                Caveat(
+                    said,
+                    f"not understood: {said!r} ({column} links each {model.name} row to "
+                    f"another; {value!r} was matched on the rows themselves, not on the row "
+                    f"{column} points to)",
+                )
+            )
+    return out
+
+
+#: A verb and its preposition right before a name: "who report to", "managed by", "work
+#: for", "under" — in a model that links to itself, the name is likely the linked row's.
+_LINK_VERB = re.compile(
+    r"(?<![a-z])(?P<link>[a-z]+(?:s|ed|ing)?\s+(?:to|by|for|under))\s+[\"'“‘]?$"
+)
+
+
+@functools.lru_cache(maxsize=512)
+def _before_value(column: str) -> re.Pattern[str] | None:
+    """The column's name words, each in any -s form, ending right before a value."""
+    parts = [p for p in column.lower().split("_") if p and p not in ("id", "ids")]
+    if not parts or not all(p.isalpha() for p in parts):
+        return None
+    stems = [re.escape(p[:-1] if p.endswith("s") and len(p) > 3 else p) for p in parts]
+    body = r"\s+".join(rf"{s}(?:e?s|ed|ing)?" for s in stems)
+    return re.compile(
+        rf"(?<![a-z])(?P<link>{body})\s+(?:(?:is|was|are|the|named|called|to)\s+)*"
+        r"[\"'“‘]?$"
+    )

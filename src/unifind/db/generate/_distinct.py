@@ -1,0 +1,53 @@
+"""Distinct values of one column, asked for by name (issue #19).
+
+"What are the different allergy types?", "Show the distinct themes of journals", "Return all
+distinct detention type codes": *distinct*, *different* or *unique* right before a column's
+name asks for the set of that column's values, not for every row (which repeats a value once
+per row holding it, and left the word "different" not understood). The answer selects that
+column alone, each value once. Read only for a row answer (an aggregate's "how many
+different X" is a count distinct, read with the aggregate), and never when the rows are
+sorted by another column (a distinct list has no such column to sort by).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from unifind.db.generate._scan import Scan, plural
+from unifind.db.generate._sense import Sense
+
+_WORD = re.compile(r"(?<![a-z])(?:distinct|different|unique)\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Distinct:
+    column: str
+    span: tuple[int, int]
+
+
+def find_distinct(scan: Scan, senses: dict[str, Sense]) -> Distinct | None:
+    """The column named right after "distinct/different/unique" (its longest name), if
+    exactly one is; nothing is consumed (``read`` decides)."""
+    hits: list[Distinct] = []
+    for m in scan.find(_WORD):
+        head = scan.rest[m.end() : m.end() + 60]
+        best: tuple[int, str] | None = None
+        for sense in senses.values():
+            if "." in sense.column.name or sense.column.type == "boolean":
+                continue
+            for word in sense.words:
+                if not word.isascii():
+                    continue
+                hit = re.match(rf"{_phrase(word)}(?![a-z])", head)
+                if hit and (best is None or hit.end() > best[0]):
+                    best = (hit.end(), sense.column.name)
+        if best is not None:
+            hits.append(Distinct(best[1], (m.start(), m.end() + best[0])))
+    return hits[0] if len(hits) == 1 else None
+
+
+def _phrase(word: str) -> str:
+    """The phrase, its last word in any plural form ("allergy types", "card type codes")."""
+    *first, last = word.split(" ")
+    return r"\s+".join([*(re.escape(w) for w in first), plural(last)])
