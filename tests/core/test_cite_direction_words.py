@@ -46,3 +46,20 @@ def test_the_opposite_word_contradicts(claim: str, source: str) -> None:
 )  # fmt: skip
 def test_the_same_side_or_another_thing_is_no_conflict(claim: str, source: str) -> None:
     assert conflict(claim, source) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "opposed"),
+    [
+        ("TG2-specific plasma cells are scarce in the mucosa of active disease.",
+         "There is a high abundance of TG2-specific plasma cells in the mucosa of active disease.",
+         True),
+        ("TG2-specific plasma cells are abundant in the mucosa of active disease.",
+         "There is a high abundance of TG2-specific plasma cells in the mucosa of active disease.",
+         False),
+        ("活动期患者黏膜中的浆细胞稀少。", "活动期患者黏膜中的浆细胞丰富。", True),
+    ],
+)  # fmt: skip
+def test_scarce_and_abundant_are_opposites(claim: str, source: str, opposed: bool) -> None:
+    found = conflict(claim, source)
+    assert (found is not None and found.kind == "direction") is opposed

@@ -40,6 +40,8 @@ PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("positive", "positively"), ("negative", "negatively")),
     (("improv", "better", "benefit", "ameliorat", "alleviat", "rescu"),
      ("worsen", "worse", "deteriorat", "harm", "exacerbat", "aggravat")),
+    (("abundant", "abundance", "plentiful"), ("scarce", "scarcity", "sparse")),
+    (("丰富",), ("稀少", "稀缺")),
     (("include", "includes", "included", "including"),
      ("exclude", "excludes", "excluded", "excluding")),
     (("all", "every", "always"), ("some", "sometimes", "none")),
