@@ -143,4 +143,16 @@ def test_with_or_without_denies_nothing() -> None:
     ]
     claim = "Propriospinal interneurons are not integral for recovery from spinal cord injury."
     assert undenied(claim, reference)
-    assert not undenied(claim, [*reference, "Recovery occurred without propriospinal relays."])
+    denying = "Recovery from spinal cord injury occurred without propriospinal interneurons."
+    assert not undenied(claim, [*reference, denying])
+
+
+def test_a_denial_off_the_claims_topic_does_not_back_it() -> None:
+    """A negator near one of the claim's words, in a sentence sharing little else with it
+    (who took part), does not back the claim's denial; the same denial on topic does."""
+    participants = "A total of 3601 women who did not have dementia at baseline took part."
+    finding = "Carriers of the APOE4 allele had an increased risk of Alzheimer dementia."
+    claim = "Carriers of the APOE4 allele have not an increased risk of Alzheimer dementia."
+    assert undenied(claim, [participants, finding])
+    denying = "Carriers of the APOE4 allele had no increased risk of Alzheimer dementia."
+    assert not undenied(claim, [participants, denying])

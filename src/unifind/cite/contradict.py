@@ -162,14 +162,23 @@ def undenied(claim: str, units: Sequence[str]) -> bool:
     """Does ``claim`` deny something ("is not necessary", "does not reduce") that no unit
     of its reference (sentences in the claim's script) denies? A reference backs a denial
     with one of its own about the claim's words — a negator ("did not bind phospholipids")
-    or a word that denies ("failed to reduce", "was unchanged"); one that never does can't
-    back it, however similar its sentences are. (A Chinese claim citing an English
-    reference, or the reverse, is not judged.)"""
+    or a word that denies ("failed to reduce", "was unchanged") — in a sentence on the
+    claim's topic (:data:`DENIAL_SHARE` of its words: "women who did not have dementia at
+    baseline" describes who took part); one that never does can't back it, however similar
+    its sentences are. (A Chinese claim citing an English reference, or the reverse, is not
+    judged.)"""
     if not _has_negator(claim):
         return False
     script = [u for u in units if u.isascii() == claim.isascii()]
     wanted = terms(claim)
-    return bool(script) and not any(_states_denial(u, wanted) for u in script)
+    return bool(script) and not any(
+        alignment(wanted, terms(u)) >= DENIAL_SHARE and _states_denial(u, wanted) for u in script
+    )
+
+
+DENIAL_SHARE = 0.3
+"""Share of the claim's content words a sentence must hold for its denial to back the
+claim's (the share at which :mod:`unifind.cite.verdict` lets a paraphrase speak too)."""
 
 
 def _states_denial(text: str, wanted: frozenset[str]) -> bool:
