@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from unifind.db.generate._scan import normalise, phrase_pattern
@@ -113,7 +113,7 @@ def _position(model: Model, text: str) -> int:
     """Where the question first names the model (len(text) when it does not)."""
     hits = [
         m.start()
-        for w in {model.name, model.table, *model.aliases, *_singulars(model)}
+        for w in {*spelt(model), *model.aliases}
         if normalise(w)
         for m in [phrase_pattern(w).search(text)]
         if m
@@ -121,6 +121,40 @@ def _position(model: Model, text: str) -> int:
     return min(hits, default=len(text))
 
 
-def _singulars(model: Model) -> list[str]:
-    name = model.name.lower()
-    return [name[:-1]] if name.endswith("s") and len(name) > 3 else []
+def spelt(model: Model) -> set[str]:
+    """The model's name and table as written, with spaces for underscores ("body_builder"
+    is "body builder" in a question), and in the singular ("which customer")."""
+    names = {model.name, model.table}
+    names |= {n.replace("_", " ") for n in names}
+    return names | {f for n in names for f in _forms(n.lower())}
+
+
+def head_named(model: Model, models: Mapping[str, Model], text: str) -> bool:
+    """A compound name whose modifier is a related model's noun is named by its head noun
+    alone: "bookings" names ``apartment_bookings`` when it belongs to ``apartments`` (in
+    English the last noun of a compound is what it is: apartment bookings are bookings).
+    A generic last word ("type", "status", "id") names nothing alone: see ``_GENERIC``."""
+    words = normalise(model.name.replace("_", " ")).split(" ")
+    if len(words) < 2 or words[-1] in _GENERIC or len(words[-1]) < 4:
+        return False
+    modifier = " ".join(words[:-1])
+    related = [models[r.model] for r in model.joins.values() if r.model in models]
+    if not any(modifier in _forms(normalise(m.name.replace("_", " "))) for m in related):
+        return False
+    return any(phrase_pattern(w).search(text) for w in _forms(words[-1]))
+
+
+#: Last words of a compound name that say what kind of record, not which: "allergy type",
+#: "unit status", "product details" are not named by "type", "status", "details".
+_GENERIC = frozenset(("type", "types", "status", "statuses", "detail", "details", "info",
+                      "data", "list", "lists", "code", "codes", "name", "names", "record",
+                      "records", "item", "items", "line", "lines", "view", "views"))  # fmt: skip
+
+
+def _forms(noun: str) -> tuple[str, ...]:
+    """A noun and its singular ("policies" → "policy", "bookings" → "booking")."""
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun, noun[:-3] + "y"
+    if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3:
+        return noun, noun[:-1]
+    return (noun,)
