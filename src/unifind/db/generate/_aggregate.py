@@ -9,6 +9,7 @@ A group is a column named after by/per/each/各/每/按.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -197,6 +198,14 @@ def _asks_value(scan: Scan, m: re.Match[str], span: tuple[int, int], nouns: froz
     )
 
 
+@functools.lru_cache(maxsize=8192)
+def _group_pattern(word: str) -> re.Pattern[str]:
+    """The pattern of "for each <word>", compiled once: built per read, these overflowed
+    ``re``'s 512-entry cache on joined views (~600 compiles a question; issue #19 latency)."""
+    w = re.escape(word)
+    return re.compile(rf"{_GROUP_EN}{w}(?:e?s)?(?![a-z])|{_GROUP_ZH}{w}")
+
+
 def _groups(
     scan: Scan, senses: dict[str, Sense], nouns: frozenset[str] = frozenset()
 ) -> tuple[list[str], list[tuple[int, int]]]:
@@ -205,9 +214,7 @@ def _groups(
         if sense.column.type not in ("string", "boolean"):
             continue
         for word in sense.words:
-            w = re.escape(word)
-            pattern = re.compile(rf"{_GROUP_EN}{w}(?:e?s)?(?![a-z])|{_GROUP_ZH}{w}")
-            m = pattern.search(scan.rest)
+            m = _group_pattern(word).search(scan.rest)
             if m and word in nouns and re.match(r"(?:for |in )?(?:each|every)\b", m[0]):
                 continue  # "for every company" on companies: every row, not a group
             if m:

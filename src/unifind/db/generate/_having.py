@@ -11,6 +11,7 @@ column, so units, "60k", "6万" and currency conversion behave as in a WHERE.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -74,16 +75,20 @@ def _group(scan: Scan, senses: dict[str, Sense]) -> tuple[str, tuple[int, int]] 
         if sense.column.type not in ("string", "boolean"):
             continue
         for word in sense.words:
-            w = re.escape(word)
-            if word.isascii():
-                plural = rf"{w[:-1]}ies" if word.endswith("y") else rf"{w}(?:e?s)?"
-                pattern = rf"(?<![a-z])(?:which\s+)?{plural}(?=(?:{_REL_EN}))"
-            else:
-                pattern = rf"(?:哪些|哪个|哪几个){w}|的{w}{_REL_ZH}"
-            m = re.search(pattern, scan.rest)
+            m = _group_pattern(word).search(scan.rest)
             if m:
                 return sense.column.name, m.span()
     return None
+
+
+@functools.lru_cache(maxsize=8192)
+def _group_pattern(word: str) -> re.Pattern[str]:
+    """The pattern of "which <words> have", compiled once (see ``_aggregate``'s)."""
+    w = re.escape(word)
+    if word.isascii():
+        plural = rf"{w[:-1]}ies" if word.endswith("y") else rf"{w}(?:e?s)?"
+        return re.compile(rf"(?<![a-z])(?:which\s+)?{plural}(?=(?:{_REL_EN}))")
+    return re.compile(rf"(?:哪些|哪个|哪几个){w}|的{w}{_REL_ZH}")
 
 
 def _fn_having(
