@@ -45,6 +45,8 @@ class Ledger:
     def __init__(self, scan: Scan) -> None:
         self.scan = scan
         self._owner: list[str | None] = [None] * len(scan.text)
+        #: Characters read before the ledger started (a join's phrase, ``_join``).
+        self._read = [a != b for a, b in zip(scan.text, scan.rest, strict=True)]
 
     def mark(self, stage: str) -> None:
         """Characters consumed since the last mark belong to ``stage``."""
@@ -73,7 +75,7 @@ class Ledger:
         out: dict[str, tuple[str, ...]] = {}
         for (start, end), cols in sorted(named.items()):
             word = self.scan.text[start:end]
-            if self._owner[start] not in (None, "column") or cols & used:
+            if self._owner[start] not in (None, "column") or self._read[start] or cols & used:
                 continue
             if any(f in known for f in (*_forms(word), word.rstrip("s"))):
                 continue  # it names the model too: a count of rows uses it

@@ -11,6 +11,7 @@ say so.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -72,6 +73,8 @@ def read_cells(
         span = (words[i].start(), words[j].end())
         found.append((span, pairs))
         scan.consume(*span)
+        if len(pairs) == 1:
+            _consume_joined_name(scan, span[0], senses.get(next(iter(pairs))))
         i = j + 1
     return _wheres(found, scan.text, senses)
 
@@ -88,6 +91,27 @@ def _own_name_value(word: str, model: Model, text: str) -> bool:
     return False
 
 
+def _consume_joined_name(scan: Scan, start: int, sense: Sense | None) -> None:
+    """A related model's column named right before its value ("customers with the first
+    name Astrid", "the customer whose last name is Gruber") is that column: the words end
+    one of its phrases ("customer first name"), so they are read here. A joined column's
+    bare words name it nowhere else (another related model may have a "first name")."""
+    if sense is None or "." not in sense.column.name:
+        return
+    tails = {" ".join(w.split()[k:]) for w in sense.words for k in range(1, len(w.split()))}
+    before = scan.rest[:start]
+    for tail in sorted(tails, key=len, reverse=True):
+        m = _before_value(tail).search(before)
+        if m is not None:
+            scan.consume(m.start("name"), m.end("name"))
+            return
+
+
+@functools.lru_cache(maxsize=1024)
+def _before_value(tail: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(w) for w in tail.split())
+    return re.compile(rf"(?<![a-z0-9])(?P<name>{body})(?:e?s)?\s+(?:(?:is|was|are|of|named|"
+                      rf"called|equal to|equals)\s+)?[\"'“‘]?\s*$")  # fmt: skip
 
 
 def _longest(

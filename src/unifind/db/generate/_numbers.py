@@ -153,6 +153,10 @@ def _condition(
 ) -> NumberCondition | bool | None:
     """A condition; None when refused (consumed, noted); False when not a comparison here."""
     unit = m["au"] or m["ac"] or (m.groupdict().get("bu") or m.groupdict().get("bc"))
+    if kind == "bare" and not unit and not m["ak"]:
+        named = _named_beside(m, scan, numeric)
+        return False if named is None else NumberCondition(named.column.name, "=", _tidy(
+            _amount(m, "a")))  # fmt: skip
     sense = _pick_column(unit, m, scan, numeric)
     if sense is None or (kind == "bare" and not unit):
         return False
@@ -228,6 +232,27 @@ def _nearest(senses: list[Sense], m: re.Match[str], scan: Scan) -> Sense | None:
     return best[1] if best else None
 
 
+def _named_beside(m: re.Match[str], scan: Scan, numeric: list[Sense]) -> Sense | None:
+    """A plain number right after its column's words ("district 1", "flight number 99",
+    "a rating of 10") or right before them ("7 bikes available"): that column equals it.
+    One column only: a number between two column words binds to neither."""
+    before = scan.rest[max(0, m.start() - 40) : m.start()]
+    after = scan.rest[m.end("an") : m.end("an") + 40]
+    hits: set[str] = set()
+    for sense in numeric:
+        for word in sense.words:
+            pat = phrase_pattern(word)
+            if any(_BEFORE.fullmatch(before[h.end() :]) for h in pat.finditer(before)):
+                hits.add(sense.column.name)
+            if after.startswith(" ") and pat.match(after, 1):
+                hits.add(sense.column.name)
+    if len(hits) != 1:
+        return None
+    return next(s for s in numeric if s.column.name in hits)
+
+
+#: What may stand between a column's words and the number that follows them.
+_BEFORE = re.compile(r"\s*(?:\s(?:is|of|equal to|equals|=|number|no\.|#)\s*)?\s*")
 
 
 def _dist(pair: tuple[int, Sense]) -> int:

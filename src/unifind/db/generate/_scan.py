@@ -61,11 +61,18 @@ class Scan:
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
     """A phrase as a whole word (latin) or a plain substring (CJK has no spaces)."""
     phrase = normalise(phrase)
-    body = r"\s*".join(re.escape(p) for p in phrase.split(" "))
+    parts = phrase.split(" ")
+    body = r"\s*".join(re.escape(p) for p in parts)
     if phrase and is_cjk(phrase[0]):
         return re.compile(body)
+    if _CONSONANT_Y.search(parts[-1]):  # "party" → "parties" too
+        body = r"\s*".join([*(re.escape(p) for p in parts[:-1]), plural(parts[-1])])
     # ASCII boundaries only: "深圳engineering" must still find "engineering".
     return re.compile(rf"(?<![a-z0-9_-]){body}(?:e?s)?(?![a-z0-9_-])")
+
+
+#: A word whose plural ends in -ies ("party", "city"; not "day", "key").
+_CONSONANT_Y = re.compile(r"^[a-z]+[^aeiou\W\d]y$")
 
 
 def number(text: str) -> float:

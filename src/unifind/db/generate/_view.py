@@ -207,12 +207,36 @@ def _build(model: Model, models: Mapping[str, Model]) -> JoinedView | None:
         complete = complete and other.vocabulary_complete
     view = model.model_copy(update={"columns": columns, "aliases": tuple(dict.fromkeys(aliases)),
                                     "vocabulary": frozenset(vocabulary),
-                                    "vocabulary_complete": complete})  # fmt: skip
+                                    "vocabulary_complete": complete,
+                                    "cells": _cells(model, models, {
+                                        n: r for n, r in rels.items() if n in unique},
+                                        columns)})  # fmt: skip
     reached = {hops[-1].model: models[hops[-1].model] for hops in paths.values()}
     near = set(model.vocabulary)
     for rel in rels.values():
         near |= models[rel.model].vocabulary
     return JoinedView(view, rels, paths, reached, frozenset(near))
+
+
+def _cells(
+    model: Model, models: Mapping[str, Model], rels: dict[str, Relation],
+    columns: dict[str, Column],
+) -> dict[str, tuple[tuple[str, str], ...]]:  # fmt: skip
+    """The model's whole stored values, and those of each model one relation away (as
+    ``relation.column``): "invoices of the customer Astrid Gruber" binds the customer's
+    name. A value the model itself holds stays its own; one that two related models hold
+    is either of them (``_cells`` says so in a note). A model two relations reach (borrower,
+    lender) gives none: its value could be either one's."""
+    cells = dict(model.cells)
+    joined: dict[str, list[tuple[str, str]]] = {}
+    for name, rel in rels.items():
+        for text, pairs in models[rel.model].cells.items():
+            if text in cells:
+                continue
+            for column, stored in pairs:
+                if f"{name}.{column}" in columns:
+                    joined.setdefault(text, []).append((f"{name}.{column}", stored))
+    return cells | {text: tuple(pairs) for text, pairs in joined.items()}
 
 
 def _relation_nouns(path: str) -> list[str]:
@@ -240,21 +264,14 @@ def finish(dsl: QueryDSL, model: Model, view: JoinedView, text: str) -> tuple[Qu
     join would repeat rows under an aggregate that can't take it. A row answer shows the
     joined columns the question names beside the model's own."""
     used = joined_relations(dsl)
-    kept = without_far_text(dsl, view, text) if used else None
+    named = shown_columns(dsl, view, text)
+    kept = without_far_text(dsl, view, text) if used or named else None
     if kept is None:
         return None
     dsl = kept
-    if not dsl.aggregates and dsl.select is None:
-        named = [
-            f
-            for f, col in view.model.columns.items()
-            if "." in f
-            and not view.many(f.rsplit(".", 1)[0])  # one row per record
-            and any(phrase_pattern(w).search(text) for w in col.aliases)
-        ]
-        if named:
-            dsl = dsl.model_copy(update={"select": (*model.columns, *named)})
-            used = joined_relations(dsl)
+    if named:
+        dsl = dsl.model_copy(update={"select": (*model.columns, *named)})
+        used = joined_relations(dsl)
     many = [r for r in used if view.many(r)]
     if many:
         if dsl.aggregates and _over_related(dsl, many):
@@ -273,6 +290,22 @@ def finish(dsl: QueryDSL, model: Model, view: JoinedView, text: str) -> tuple[Qu
         else:
             dsl = dsl.model_copy(update={"distinct": True})
     return dsl.model_copy(update={"model": model.name}), join_note(model, view, used)
+
+
+def shown_columns(dsl: QueryDSL, view: JoinedView, text: str) -> list[str]:
+    """The joined columns a row answer shows beside the model's own: those the question
+    names, one relation row per record (a belongs_to path). A question may name them only
+    to be shown ("the title and publication dates of books" read on publications): the
+    join is then made for them alone."""
+    if dsl.aggregates or dsl.select is not None:
+        return []
+    return [
+        f
+        for f, col in view.model.columns.items()
+        if "." in f
+        and not view.many(f.rsplit(".", 1)[0])  # one row per record
+        and any(phrase_pattern(w).search(text) for w in col.aliases)
+    ]
 
 
 def without_far_text(dsl: QueryDSL, view: JoinedView, text: str) -> QueryDSL | None:

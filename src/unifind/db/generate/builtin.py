@@ -225,7 +225,7 @@ class BuiltinGenerator:
             distinct=distinct is not None,
         )
         dsl = validate_dsl(dsl, model, scope)
-        unread = _unread_columns(ledger, senses, known, dsl)
+        unread = _unread_columns(ledger, senses, known, dsl, model)
         if ledger.loose_or(dsl):
             unread["or"] = ()
         if dsl.limit and not dsl.orders and _FIRST_N.search(scan.text):
@@ -416,10 +416,27 @@ _THE_US = re.compile(r"(?<![a-z])the\s+us(?![a-z])")
 
 
 def _unread_columns(
-    ledger: Ledger, senses: dict[str, Sense], known: frozenset[str], dsl: QueryDSL
+    ledger: Ledger,
+    senses: dict[str, Sense],
+    known: frozenset[str],
+    dsl: QueryDSL,
+    model: Model,
 ) -> dict[str, tuple[str, ...]]:
-    """Column words an aggregate answer ignores (a row answer shows every column)."""
-    return ledger.unused_columns(senses, known, dsl) if dsl.aggregates else {}
+    """Column words the answer ignores: any an aggregate answer does not use; in a row
+    answer (which shows every column of its own), those naming only a related model's
+    column that has many rows per record (``_join``: "the booking dates of apartments"
+    read on apartments can't show the bookings' dates; read on bookings it can)."""
+    if dsl.aggregates:
+        return ledger.unused_columns(senses, known, dsl)
+    many = {n: s for n, s in senses.items() if _many_rows(n, model)}
+    return ledger.unused_columns(many, known, dsl) if many else {}
+
+
+def _many_rows(field: str, model: Model) -> bool:
+    """A joined field (``relation.column``) whose first relation is a has_many one."""
+    head, dot, _ = field.partition(".")
+    rel = model.joins.get(head) if dot else None
+    return rel is not None and rel.type == "has_many"
 
 
 def _content_words(phrases: list[str]) -> list[str]:
@@ -662,8 +679,10 @@ def _normalised(words: tuple[str, ...]) -> frozenset[str]:
 def _singular(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"  # "cities" → "city"
-    # Plural -s only: "laptops"→"laptop", keeps "glass", "bus", "xps" (consonant cluster ok).
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ps")):
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes", "zzes")):
+        return word[:-2]  # "addresses" → "address", "boxes" → "box", "matches" → "match"
+    # Plural -s only: "laptops"→"laptop", "shops"→"shop"; keeps "glass", "bus", "xps".
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
 
