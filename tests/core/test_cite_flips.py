@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from unifind.cite._direction import occurrences
-from unifind.cite.contradict import anchored_direction, conflict, undenied
+from unifind.cite.contradict import anchored_direction, conflict, terms, undenied
 from unifind.cite.sentences import sentences
 from unifind.cite.verdict import SourceSentences
 
@@ -156,3 +156,14 @@ def test_a_denial_off_the_claims_topic_does_not_back_it() -> None:
     assert undenied(claim, [participants, finding])
     denying = "Carriers of the APOE4 allele had no increased risk of Alzheimer dementia."
     assert not undenied(claim, [participants, denying])
+
+
+def test_a_name_with_digits_is_a_content_word_and_a_figure_is_not() -> None:
+    found = terms("DUSP4 decreases apoptosis in 12 weeks at 40mg a day (H3K9me3, SEV1, 3rd).")
+    assert {"dusp4", "h3k9me3", "sev1", "apoptosi"} <= found
+    assert not {"12", "40mg", "3rd"} & found
+    # The name anchors the direction word: "DUSP4 ... increased ... apoptosis" decides.
+    source = "DUSP4 overexpression increased chemotherapy-induced apoptosis in these cells."
+    found_conflict = conflict("DUSP4 decreases apoptosis.", source, closest=True)
+    assert found_conflict is not None and found_conflict.kind == "direction"
+    assert conflict("DUSP4 increases apoptosis.", source, closest=True) is None

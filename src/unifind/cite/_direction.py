@@ -99,7 +99,7 @@ def occurrences(text: str) -> list[Occurrence]:
         near = [w for j, w in enumerate(words[max(0, i - ANCHOR_WORDS) : i + ANCHOR_WORDS + 1],
                                         start=max(0, i - ANCHOR_WORDS))
                 if j != i and not found[j][1]]  # fmt: skip
-        about = frozenset(t for w in near for t in _terms(w) if not any(c.isdigit() for c in t))
+        about = frozenset(t for w in near for t in _terms(w) if not _numeric(t))
         out += [Occurrence(pair, side, words[i], about) for pair, side in sides]
     return out
 
@@ -178,6 +178,15 @@ def _sides(word: str) -> tuple[tuple[int, int], ...]:
 def _word_of(prefix: str) -> re.Pattern[str]:
     tail = r"[a-z\-]*" if len(prefix) >= 6 else r"(?:s|d|e|ed|es|ing|ion|ions|tion|tions)?"
     return re.compile(rf"{re.escape(prefix)}{tail}", re.I)
+
+
+def _numeric(term: str) -> bool:
+    """A number, not a name that holds digits ("DUSP4 decreases apoptosis": "dusp4" is what
+    the word is about)."""
+    return any(c.isdigit() for c in term) and not _NAME.fullmatch(term)
+
+
+_NAME = re.compile(r"(?=[a-z](?:[^a-z]*[a-z]))[a-z0-9\-]+")
 
 
 @functools.lru_cache(maxsize=65536)

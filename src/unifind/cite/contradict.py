@@ -70,12 +70,19 @@ class Conflict:
 
 @functools.lru_cache(maxsize=65536)
 def terms(text: str) -> frozenset[str]:
-    """Content terms (the KB's ``auto`` analyser), numbers left out."""
+    """Content terms (the KB's ``auto`` analyser), numbers left out (names with digits
+    kept)."""
     return frozenset(t for t in get_analyzer("auto").terms(text) if not _numeric(t))
 
 
 def _numeric(term: str) -> bool:
-    return any(c.isdigit() for c in term)
+    """A number, not a name that holds digits ("dusp4", "h3k9me3", "sev1": content words)."""
+    return any(c.isdigit() for c in term) and not _NAME.fullmatch(term)
+
+
+# A term that starts with a letter and holds another: an identifier with digits (a gene,
+# a model, an incident level); "40mg", "3rd" and "e4" stay numbers.
+_NAME = re.compile(r"(?=[a-z](?:[^a-z]*[a-z]))[a-z0-9\-]+")
 
 
 def alignment(claim_terms: frozenset[str], source_terms: frozenset[str]) -> float:
