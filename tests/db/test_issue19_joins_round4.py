@@ -246,3 +246,38 @@ async def test_a_value_outside_the_negated_clause_is_not_negated(tmp_path: Path)
     finally:
         leg.close()
         next(gen, None)
+
+
+async def test_no_head_noun_reading_when_the_question_names_the_modifier(tmp_path: Path) -> None:
+    """ "parties that have two or more events": party_events are the parties' events; asked
+    on members (who are in charge of some events), "events" is not read as their events."""
+    url = f"sqlite:///{tmp_path / 'party.sqlite'}"
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE party (id INTEGER PRIMARY KEY, name TEXT)")
+        conn.exec_driver_sql("CREATE TABLE member (id INTEGER PRIMARY KEY, name TEXT)")
+        conn.exec_driver_sql("CREATE TABLE party_events (id INTEGER PRIMARY KEY, party_id "
+                             "INTEGER REFERENCES party(id), member_id INTEGER REFERENCES "
+                             "member(id))")  # fmt: skip
+        conn.exec_driver_sql("INSERT INTO party VALUES (1, 'Reds'), (2, 'Blues')")
+        conn.exec_driver_sql("INSERT INTO member VALUES (1, 'Ann'), (2, 'Ben')")
+        conn.exec_driver_sql("INSERT INTO party_events VALUES (1, 1, 1), (2, 1, 1), (3, 2, 2)")
+    engine.dispose()
+    text = {"type": "string", "searchable": True}
+    number = {"type": "integer"}
+    declared = {
+        "party": {"columns": {"id": number, "name": text}},
+        "member": {"columns": {"id": number, "name": text}},
+        "party_events": {"columns": {"id": number, "party_id": number, "member_id": number}},
+    }
+    leg = DBLeg(url, declared)
+    try:
+        res = await ask(leg, "members who ran two or more events",
+                        models=("member",))  # fmt: skip
+        assert [i.data["name"] for i in res.items] == ["Ann"], res.dsl  # the head reading
+        res = await ask(leg, "parties that have two or more events", models=("member",))
+        assert not counted(res), res.dsl
+        res = await ask(leg, "parties that have two or more events", models=("party",))
+        assert [i.data["name"] for i in res.items] == ["Reds"], res.dsl
+    finally:
+        leg.close()

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from unifind.db.dsl import QueryDSL, SubQuery, Where
-from unifind.db.generate._scan import Scan, phrase_pattern
+from unifind.db.generate._scan import Scan, phrase_pattern, plural
 from unifind.db.generate._sense import learn
 from unifind.db.models import Model
 from unifind.db.relations import Relation
@@ -64,10 +64,11 @@ Nouns = Callable[[Model], list[str]]
 
 def nouns_reaching(
     noun: str, many: Mapping[str, Relation], models: Mapping[str, Model], owner: str,
-    nouns: Nouns, *, last: bool = True,
+    nouns: Nouns, *, last: bool = True, text: str = "",
 ) -> list[str]:  # fmt: skip
     """The has_many relations a noun phrase names (``last``: with its last words): the
-    related model itself, else the model a link table (the related model) points to."""
+    related model itself, else the model a link table (the related model) points to.
+    ``text``: the question, whose words may rule out a head-noun reading (:func:`heads`)."""
 
     own = set(nouns(models[owner])) if owner in models else set()
 
@@ -80,7 +81,7 @@ def nouns_reaching(
     # "the city that hosted the most competitions" names ``farm_competition``: the last
     # noun of a compound is what it is (farm competitions are competitions).
     by_head = [n for n, r in many.items()
-               if _names(noun, heads(nouns(models[r.model]), own), last)]  # fmt: skip
+               if _names(noun, heads(nouns(models[r.model]), own, text), last)]  # fmt: skip
     if by_head:
         return by_head
     through = []
@@ -113,11 +114,15 @@ _GENERIC = frozenset(("type", "types", "status", "statuses", "detail", "details"
                       "histories", "log", "logs", "info", "category", "categories"))  # fmt: skip
 
 
-def heads(names: list[str], own: set[str]) -> list[str]:
-    """The head noun (last word) of each compound name: plain, not generic, not the owner's."""
+def heads(names: list[str], own: set[str], text: str = "") -> list[str]:
+    """The head noun (last word) of each compound name: plain, not generic, not the owner's,
+    and not when ``text`` names its modifier ("parties that have two or more events": the
+    parties' events, not the events some other record of ``party_events`` points to)."""
     out = []
     for name in names:
         words = name.split(" ")
+        if len(words) > 1 and text and _named_in(words[:-1], text):
+            continue
         if len(words) > 1 and len(words[-1]) > 3 and words[-1].isalpha():
             head = words[-1]
             if head.endswith(("ches", "shes", "xes", "sses")):
@@ -125,6 +130,12 @@ def heads(names: list[str], own: set[str]) -> list[str]:
             if words[-1] not in _GENERIC and words[-1] not in own:
                 out.append(head)
     return list(dict.fromkeys(out))
+
+
+def _named_in(words: list[str], text: str) -> bool:
+    """The words stand in ``text``, the last one singular or plural ("party": "parties")."""
+    body = r"\s+".join([*(re.escape(w) for w in words[:-1]), plural(words[-1])])
+    return re.search(rf"(?<![a-z]){body}(?![a-z])", text) is not None
 
 
 def _names(noun: str, names: list[str], last: bool) -> bool:
@@ -149,7 +160,7 @@ def read_absent(
             continue
         if re.search(r"[^a-z' -]", clause) or "  " in clause:
             continue  # a number, a quoted value or a word another rule read: a condition
-        hits = nouns_reaching(clause, many, models, owner, nouns)
+        hits = nouns_reaching(clause, many, models, owner, nouns, text=scan.text)
         if len(hits) == 1 and not _conditions(words, many[hits[0]], models, owner, nouns):
             scan.consume(neg.start(), neg.end() + rest.index(clause) + len(clause))
             return Absent(hits[0], clause)

@@ -123,7 +123,13 @@ def read_related_count(scan: Scan, view: JoinedView, models: Mapping[str, Model]
             if pattern is not _MOST and not any(_starts(m["owner"], n) for n in own):
                 continue  # "each <another model>": not a count per record of this one
             hits = nouns_reaching(
-                m["noun"].strip(), many, models, view.model.name, _nouns, last=False
+                m["noun"].strip(),
+                many,
+                models,
+                view.model.name,
+                _nouns,
+                last=False,
+                text=scan.text,
             )
             if len(hits) != 1:
                 continue
@@ -141,7 +147,7 @@ def read_related_count(scan: Scan, view: JoinedView, models: Mapping[str, Model]
             if pattern is _HAVING_VERB and not (m["cmp"] or m["more"]):
                 continue
             hits = nouns_reaching(m["noun"].strip(), many, models, view.model.name, _nouns,
-                                  last=False)  # fmt: skip
+                                  last=False, text=scan.text)  # fmt: skip
             if len(hits) != 1:
                 continue
             scan.consume(*m.span())
