@@ -195,8 +195,26 @@ def _leaves(wheres: Iterable[Where]) -> Iterable[Where]:
             yield w
 
 
+#: name_uses per model object (and its known words): it normalised every word of every
+#: column at each read, several reads a join question (issue #19 latency).
+_NAMES: dict[int, tuple[Model, frozenset[str], dict[str, str]]] = {}
+
+
 def name_uses(model: Model, senses: dict[str, Sense], known: Iterable[str]) -> dict[str, str]:
-    """Every single word that names the model or a column → "model X" / "column Y"."""
+    """Every single word that names the model or a column → "model X" / "column Y"
+    (``senses`` are ``learn(model)``'s)."""
+    words = frozenset(known)
+    hit = _NAMES.get(id(model))
+    if hit is not None and hit[0] is model and hit[1] == words:
+        return dict(hit[2])
+    out = _name_uses(model, senses, words)
+    if len(_NAMES) > 256:
+        _NAMES.clear()
+    _NAMES[id(model)] = (model, words, out)
+    return dict(out)
+
+
+def _name_uses(model: Model, senses: dict[str, Sense], known: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for sense in senses.values():
         for w in (*sense.words, sense.column.name, *sense.column.aliases):
