@@ -271,6 +271,42 @@ async def test_a_value_of_two_columns_owning_one_binds_the_other(tmp_path: Path)
         leg.close()
 
 
+async def test_a_related_models_column_the_answer_cannot_show_is_said(tmp_path: Path) -> None:
+    path = tmp_path / "paint.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE colors (color_code TEXT PRIMARY KEY, color_description TEXT)")
+    conn.execute("CREATE TABLE tools (tool_id INTEGER PRIMARY KEY, tool_name TEXT, "
+                 "color_code TEXT REFERENCES colors (color_code))")  # fmt: skip
+    conn.executemany("INSERT INTO colors VALUES (?,?)", [("R", "bright red"), ("B", "deep blue")])
+    conn.executemany("INSERT INTO tools VALUES (?,?,?)", [(1, "drill", "R"), (2, "saw", "B")])
+    conn.commit()
+    conn.close()
+    models = {
+        "colors": {"description": "colors", "primary_key": "color_code", "columns": {
+            "color_code": {"type": "string", "description": "color code", "searchable": True},
+            "color_description": {"type": "string", "description": "color description",
+                                  "searchable": True}}},
+        "tools": {"description": "tools", "primary_key": "tool_id", "columns": {
+            "tool_id": {"type": "integer", "description": "tool id"},
+            "tool_name": {"type": "string", "description": "tool name", "searchable": True},
+            "color_code": {"type": "string", "description": "color code", "searchable": True}}},
+    }  # fmt: skip
+    leg = DBLeg(f"sqlite:///{path}", models, sample_ttl_s=0)
+    try:
+        res = await ask(leg, "What is the color description of the tool named 'drill'?", "tools")
+        shown = [v for i in res.items for k, v in (i.data or {}).items() if "description" in k]
+        if shown:  # a joined reading shows it
+            assert shown == ["bright red"], res.dsl
+        else:  # the answer from tools alone says it can't (it was silent: status ok)
+            assert res.status.value == "partial", res.notes
+            assert any("'color description' (a column of colors, which color_code points to"
+                       in n for n in res.notes), res.notes  # fmt: skip
+        res = await ask(leg, "What is the color code of the tool named 'drill'?", "tools")
+        assert res.status.value == "ok" and rows(res, "tool_id") == [1], res.notes
+    finally:
+        leg.close()
+
+
 async def _question(url: str, schema: str | None, q: str) -> SearchResult:
     decl = yaml.safe_load(DEMO_MODELS_YAML)
     models = {n: {**m, "schema": schema} for n, m in decl.items()} if schema else decl

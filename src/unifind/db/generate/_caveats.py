@@ -9,16 +9,22 @@ use the way the question meant it. The answer stays (it may be right), but it is
   row; the value was bound on the rows themselves (a self-join the builtin does not write).
   Read where the value follows the link column's words, or follows a verb and its
   preposition ("who report to Payam", "managed by") and is a name.
+* **A related model's column the answer does not show.** "the color descriptions of
+  products": products hold color_code, and "color description" is a column of the colors
+  model that color_code points to; an answer from products alone shows the code only.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from unifind.db.dsl import QueryDSL
+from unifind.db.generate._account import used_fields
 from unifind.db.generate._cells import Cell
+from unifind.db.generate._scan import plural
 from unifind.db.models import Model
 
 
@@ -73,3 +79,44 @@ def _before_value(column: str) -> re.Pattern[str] | None:
         rf"(?<![a-z])(?P<link>{body})\s+(?:(?:is|was|are|the|named|called|to)\s+)*"
         r"[\"'“‘]?$"
     )
+
+
+def unreached(text: str, dsl: QueryDSL, models: Mapping[str, Model]) -> list[Caveat]:
+    """Columns of a model one ``belongs_to`` relation away, named by their whole name of two
+    words or more ("color description"), that the answer's model does not have and the
+    query does not read through the relation."""
+    model = models.get(dsl.model) if dsl.model else None  # a merged answer: no one model
+    if model is None:
+        return []
+    own = {" ".join(c.lower().split("_")) for c in model.columns}
+    used = used_fields(dsl) | set(dsl.select or ())
+    out: list[Caveat] = []
+    for name, rel in model.joins.items():
+        other = models.get(rel.model)
+        if rel.type != "belongs_to" or other is None or other.name == model.name:
+            continue
+        for column in other.columns:
+            phrase = " ".join(column.lower().split("_"))
+            if column == rel.key or " " not in phrase or phrase in own:
+                continue
+            if f"{name}.{column}" in used or not _said(phrase, text):
+                continue
+            out.append(
+                Caveat(
+                    phrase,
+                    f"not understood: {phrase!r} (a column of {other.name}, which "
+                    f"{rel.foreign} points to; the answer shows {rel.foreign} only)",
+                )
+            )
+    return out
+
+
+@functools.lru_cache(maxsize=2048)
+def _phrase_re(phrase: str) -> re.Pattern[str]:
+    *first, last = phrase.split(" ")
+    body = r"\s+".join([*(re.escape(w) for w in first), plural(last)])
+    return re.compile(rf"(?<![a-z]){body}(?![a-z])")
+
+
+def _said(phrase: str, text: str) -> bool:
+    return bool(_phrase_re(phrase).search(text))

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 from unifind.db.dsl import Where
 from unifind.db.generate._scan import Scan, plural
-from unifind.db.generate._sense import Sense
+from unifind.db.generate._sense import Sense, model_words
 from unifind.db.models import CELL_WORDS, Model
 
 _QUOTED = re.compile(r"[\"'“‘](?P<v>[^\"'”’]{1,80})[\"'”’]")
-_POSSESSIVE = re.compile(r"['’]s?$")
+_POSSESSIVE = re.compile(r"['’]s$")
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#.'&-]*[a-z0-9+#]|[a-z0-9]")
 
 
@@ -84,6 +84,8 @@ def _own_name_value(word: str, model: Model, text: str) -> bool:
     name that is also one of its stored values is that value, unless the question names
     the whole column ("good or bad customer") (issue #19: the word was read as the column,
     and the answer kept every customer with status ok)."""
+    if word in model_words(model):
+        return False  # "participant ids": the model's noun, not the value 'Participant'
     for column, _ in model.cells.get(word, ()):
         parts = column.lower().split("_")
         if word in parts and len(parts) > 1 and " ".join(parts) not in text:
@@ -200,14 +202,14 @@ def _possessed(sense: Sense | None, text: str, span: tuple[int, int]) -> bool:
     if sense is None:
         return False
     before, said, after = text[: span[0]], text[span[0] : span[1]], text[span[1] :]
-    owner = bool(_POSSESSIVE.search(said)) or bool(re.match(r"['’]s?(?![a-z])", after))
+    owner = bool(_POSSESSIVE.search(said)) or bool(re.match(r"['’]s(?![a-z])", after))
     for word in sense.words:
         if not word.isascii():
             continue
         w = plural(word)
         if re.search(rf"(?<![a-z]){w}\s+(?:of|does|do|did)\s+(?:the\s+)?$", before):
             return True
-        if owner and re.match(rf"(?:['’]s?)?\s+(?:[a-z]+\s+){{0,2}}?{w}(?![a-z])", after):
+        if owner and re.match(rf"(?:['’]s)?\s+(?:[a-z]+\s+){{0,2}}?{w}(?![a-z])", after):
             return True
     return False
 

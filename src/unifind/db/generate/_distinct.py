@@ -26,25 +26,48 @@ class Distinct:
     span: tuple[int, int]
 
 
-def find_distinct(scan: Scan, senses: dict[str, Sense]) -> Distinct | None:
-    """The column named right after "distinct/different/unique" (its longest name), if
-    exactly one is; nothing is consumed (``read`` decides)."""
+def find_distinct(
+    scan: Scan, senses: dict[str, Sense], nouns: frozenset[str] = frozenset()
+) -> Distinct | None:
+    """The column named right after "distinct/different/unique" (its longest name, after
+    the model's own noun if one stands first: "institution types"), when exactly one is
+    and the noun phrase ends there: a list ("different ids and names") or a longer noun
+    is not read. Nothing is consumed (the caller decides)."""
     hits: list[Distinct] = []
     for m in scan.find(_WORD):
-        head = scan.rest[m.end() : m.end() + 60]
+        start = m.end()
+        lead = re.match(r"([a-z]+)\s+", scan.rest[start:])
+        starts = [start] + ([start + lead.end()] if lead and lead[1] in nouns else [])
         best: tuple[int, str] | None = None
-        for sense in senses.values():
-            if "." in sense.column.name or sense.column.type == "boolean":
-                continue
-            for word in sense.words:
-                if not word.isascii():
+        for at in starts:
+            head = scan.rest[at : at + 60]
+            for sense in senses.values():
+                if "." in sense.column.name or sense.column.type == "boolean":
                     continue
-                hit = re.match(rf"{_phrase(word)}(?![a-z])", head)
-                if hit and (best is None or hit.end() > best[0]):
-                    best = (hit.end(), sense.column.name)
+                for word in sense.words:
+                    if not word.isascii():
+                        continue
+                    hit = re.match(rf"{_phrase(word)}(?![a-z])", head)
+                    if (
+                        hit
+                        and _ends(head[hit.end() :])
+                        and (best is None or at + hit.end() > best[0])
+                    ):
+                        best = (at + hit.end(), sense.column.name)
         if best is not None:
-            hits.append(Distinct(best[1], (m.start(), m.end() + best[0])))
+            hits.append(Distinct(best[1], (m.start(), best[0])))
     return hits[0] if len(hits) == 1 else None
+
+
+#: What may follow the column's name: the end, punctuation, or a word that opens a phrase.
+_END = re.compile(
+    r"\s*(?:$|[?.!;:]|(?:of|for|in|on|at|from|that|which|who|with|where|are|is|do|does|we"
+    r"|there|exist|exists|have|has|used|listed|recorded|sorted|ordered)(?![a-z]))"
+)
+
+
+def _ends(rest: str) -> bool:
+    return bool(_END.match(rest))
 
 
 def _phrase(word: str) -> str:

@@ -26,7 +26,7 @@ from unifind.db.compile import like_pattern
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
 from unifind.db.generate._account import TOKEN, Ledger, name_uses
 from unifind.db.generate._aggregate import Aggregation, read_aggregation
-from unifind.db.generate._caveats import self_link
+from unifind.db.generate._caveats import self_link, unreached
 from unifind.db.generate._cells import read_cells
 from unifind.db.generate._comparative import read_comparatives
 from unifind.db.generate._dates import DateCondition, read_dates
@@ -123,7 +123,8 @@ class BuiltinGenerator:
         """The DSL for ``question`` (pure CPU, microseconds: no thread needed); with the
         other ``models``, words naming a related model may join it (``_join``)."""
         if models and model.joins:
-            return read_with_joins(self._read, question, model, models, strict)
+            gen = read_with_joins(self._read, question, model, models, strict)
+            return _unreached(gen, Scan(question).text, models)
         return self._read(question, model, strict)
 
     def _read(
@@ -182,7 +183,8 @@ class BuiltinGenerator:
         else:
             reading_notes = []
         distinct = None
-        if not agg and not shape.orders and (distinct := find_distinct(scan, senses)):
+        if (not agg and not shape.orders and shape.limit is None
+                and (distinct := find_distinct(scan, senses, known))):  # fmt: skip
             scan.consume(*distinct.span)
             ledger.mark("shape")
         words = _Words.read(scan, senses, model, known)
@@ -328,6 +330,24 @@ def _read_shape(
     shape = _Shape(agg, orders, limit, list(having.notes) if having else [])
     shape.tops = [] if top or limit is not None else tops
     return shape
+
+
+def _unreached(gen: Generation, text: str, models: Mapping[str, Model]) -> Generation:
+    """A related model's column the question names and the answer can't show: partial."""
+    caveats = unreached(text, gen.dsl, models)
+    if not caveats:
+        return gen
+    said = {w for c in caveats for w in c.word.split(" ")}
+    understood = tuple(
+        (w, "not used: a related model's column (see its note)" if w in said else use)
+        for w, use in gen.understood
+    )
+    return dataclasses.replace(
+        gen,
+        notes=(*gen.notes, *(c.note for c in caveats)),
+        unknown=(*gen.unknown, *(c.word for c in caveats)),
+        understood=understood,
+    )
 
 
 def _keys(model: Model) -> frozenset[str]:
