@@ -216,10 +216,12 @@ EXACT = (
 )
 
 #: HNSW candidates (oversampled), then re-sorted with the id tie-break. The collection id
-#: and dim are literals so the partial index's predicate can be proven at plan time.
+#: and dim are literals so the partial index's predicate can be proven at plan time. A
+#: chunk stored without a vector is never a candidate: where the planner scans the table
+#: instead of the index, it came back with a NULL score, sorted first by ``DESC``.
 ANN = (
     "SELECT id, score FROM (SELECT c.id, -(c.vector::vector({dim}) <#> %(q)s::vector({dim})) "
-    "AS score FROM {s}.chunks AS c WHERE c.collection_id = {cid} "
+    "AS score FROM {s}.chunks AS c WHERE c.collection_id = {cid} AND c.vector IS NOT NULL "
     "ORDER BY c.vector::vector({dim}) <#> %(q)s::vector({dim}) LIMIT %(k)s) AS a "
     "ORDER BY score DESC, id LIMIT %(limit)s"
 )
