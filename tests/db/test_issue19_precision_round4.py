@@ -176,6 +176,10 @@ async def test_a_direction_with_no_column_sorts_the_groups_aggregate(leg: DBLeg)
     res = await ask(leg, "What is the number of crew members per rank, ordered from most to least?")
     assert res.dsl["orders"] == [{"field": "count", "sort": "desc"}], res.dsl
     assert [dict(i.data or {})["count"] for i in res.items] == [2, 2, 1]
+    res = await ask(leg, "Show the ranks and the corresponding number of crew members sorted "
+                         "by the number of crew members in ascending order.")  # fmt: skip
+    assert res.dsl["groups"] == ["rank"] and res.dsl["orders"] == [{"field": "count"}], res.dsl
+    assert [dict(i.data or {})["count"] for i in res.items] == [1, 2, 2]
 
 
 async def test_no_average_is_taken_over_a_key(leg: DBLeg) -> None:

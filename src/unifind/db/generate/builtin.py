@@ -173,6 +173,10 @@ class BuiltinGenerator:
             used |= {a.field for a in agg.aggregates if a.field}  # avg(X) per X is X itself
             if group := loose_group(scan, senses, used, known):
                 agg = Aggregation(agg.aggregates, (group,))
+                if len(agg.aggregates) == 1 and shape.bare:  # the groups came late
+                    sorts = [(o.column, o.sort) for o in shape.orders]
+                    sorts = _by_aggregate(scan, sorts, shape.bare, agg.aggregates[0].name)
+                    shape.orders = [Ordering(c, d) for c, d in sorts]
         ledger.mark("group")
         cells = read_cells(scan, model, senses, _function_or_name(model))
         wheres += [c.where for c in cells]
@@ -298,6 +302,8 @@ class _Shape:
     notes: list[str]
     tops: list[tuple[Ordering, str]] = dataclasses.field(default_factory=list)
     """Superlatives read with no number of rows ("the oldest technicians")."""
+    bare: list[tuple[str | None, str, tuple[int, int]]] = dataclasses.field(default_factory=list)
+    """Directions with no column after them, not yet read over groups (``_by_aggregate``)."""
 
 
 def _read_shape(
@@ -321,7 +327,7 @@ def _read_shape(
     else:
         agg = read_aggregation(scan, senses, known, _keys(model))
     if agg and agg.groups and len(agg.aggregates) == 1 and bare:
-        sorts = _by_aggregate(scan, sorts, bare, agg.aggregates[0].name)
+        sorts, bare = _by_aggregate(scan, sorts, bare, agg.aggregates[0].name), []
     tops: list[tuple[Ordering, str]] = []
     orders, limit = read_order(scan, senses, known, tops)
     if top:
@@ -329,6 +335,7 @@ def _read_shape(
     orders = [*(Ordering(c, d) for c, d in sorts), *orders]
     shape = _Shape(agg, orders, limit, list(having.notes) if having else [])
     shape.tops = [] if top or limit is not None else tops
+    shape.bare = bare
     return shape
 
 
