@@ -89,6 +89,9 @@ async def test_a_plural_superlative_keeps_the_tied_top_rows(leg: DBLeg) -> None:
                for n in res.notes), res.notes  # fmt: skip
     res = await ask(leg, "Which crew members have the highest total points?")
     assert rows(res) == [5], res.dsl
+    res = await ask(leg, "List the crew members, sorted by the ones with the highest total "
+                         "points first.")  # fmt: skip
+    assert rows(res) == [5, 1, 3, 2, 4], res.dsl  # a sort: every row
     res = await ask(leg, "the 2 oldest crew members")  # a number: that many rows, in order
     assert len(rows(res)) == 2 and not any("ties" in n for n in res.notes)
 
@@ -98,6 +101,12 @@ async def test_different_before_a_column_asks_its_distinct_values(leg: DBLeg) ->
     assert sorted(i.data["rank"] for i in res.items) == ["Captain", "Engineer", "Pilot"]  # type: ignore[index]
     assert res.dsl == {"model": "crew", "select": ["rank"], "distinct": True}
     assert res.status.value == "ok", res.notes
+    for q in (
+        "What are the names and ages of the different ranks?",  # their rows
+        "What are the names of the distinct crew members?",
+    ):  # the model's own rows
+        res = await ask(leg, q)
+        assert "select" not in res.dsl, (q, res.dsl)
     res = await ask(leg, "How many different ranks are there?")  # a count, not a list
     assert [dict(i.data or {}) for i in res.items] == [{"count_distinct_rank": 3}]
 

@@ -207,7 +207,9 @@ def _possessed(sense: Sense | None, text: str, span: tuple[int, int]) -> bool:
         if not word.isascii():
             continue
         w = plural(word)
-        if re.search(rf"(?<![a-z]){w}\s+(?:of|does|do|did)\s+(?:the\s+)?$", before):
+        # A plural only: "the friends of Bob"; "the county of Los Angeles" names the county.
+        many = re.sub(r"\(\?:e\?s\)\?$", "e?s", re.sub(r"\(\?:y\|ies\)$", "ies", w))
+        if re.search(rf"(?<![a-z]){many}\s+(?:of|does|do|did)\s+(?:the\s+)?$", before):
             return True
         if owner and re.match(rf"(?:['’]s)?\s+(?:[a-z]+\s+){{0,2}}?{w}(?![a-z])", after):
             return True

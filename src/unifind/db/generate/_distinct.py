@@ -35,6 +35,8 @@ def find_distinct(
     is not read. Nothing is consumed (the caller decides)."""
     hits: list[Distinct] = []
     for m in scan.find(_WORD):
+        if _OF_THE.search(scan.text[: m.start()]):
+            continue  # "the codes and names of the different document types": their rows
         start = m.end()
         lead = re.match(r"([a-z]+)\s+", scan.rest[start:])
         starts = [start] + ([start + lead.end()] if lead and lead[1] in nouns else [])
@@ -47,10 +49,12 @@ def find_distinct(
                 for word in sense.words:
                     if not word.isascii():
                         continue
+                    if word in nouns:
+                        continue  # "the distinct customers": the model's rows
                     hit = re.match(rf"{_phrase(word)}(?![a-z])", head)
                     if (
                         hit
-                        and _ends(head[hit.end() :])
+                        and _ends(head[hit.end() :], scan.text[at + hit.end() :])
                         and (best is None or at + hit.end() > best[0])
                     ):
                         best = (at + hit.end(), sense.column.name)
@@ -59,6 +63,7 @@ def find_distinct(
     return hits[0] if len(hits) == 1 else None
 
 
+_OF_THE = re.compile(r"(?<![a-z])of\s+(?:all\s+)?(?:the\s+)?$")
 #: What may follow the column's name: the end, punctuation, or a word that opens a phrase.
 _END = re.compile(
     r"\s*(?:$|[?.!;:]|(?:of|for|in|on|at|from|that|which|who|with|where|are|is|do|does|we"
@@ -66,8 +71,12 @@ _END = re.compile(
 )
 
 
-def _ends(rest: str) -> bool:
-    return bool(_END.match(rest))
+def _ends(rest: str, said: str) -> bool:
+    # "the distinct advisors who have more than 2 students": a count per value, not read here
+    return bool(_END.match(rest)) and not _COUNTED.match(said)
+
+
+_COUNTED = re.compile(r"\s*(?:who|that|which)\s+(?:have|has|had)\s+(?:[a-z]+\s+){0,2}\d")
 
 
 def _phrase(word: str) -> str:

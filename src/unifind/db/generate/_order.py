@@ -207,8 +207,11 @@ def _by_alias(
                 for m in scan.find(pattern):
                     if m[0].split()[0] in col.name.lower().split("_"):
                         continue  # "max speed" names the column Max_speed: no superlative
-                    if rule_sort != "by" and _counts_rows(m[0], nouns):
+                    if (rule_sort != "by" and _counts_rows(m[0], nouns)
+                            and m[0].split()[-1] != col.name.lower()):  # fmt: skip
                         continue  # "the most invoices": a count of rows, not invoice_date
+                    if rule_sort != "by" and _inside_a_name(scan.text, m, senses):
+                        continue  # "max page size" names max_page_size
                     d = m.groupdict().get("dir") or m.groupdict().get("zdir")
                     if d:
                         sort = "desc" if re.fullmatch(_DESC_WORDS, d) else "asc"
@@ -250,13 +253,20 @@ def _alias_rules(alias: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple((re.compile(p), sort) for p, sort in rules)
 
 
+_SORTED = re.compile(
+    r"(?<![a-z])(?:sorted|ordered|sort|order|rank|ranked|first|descending|ascending)(?![a-z])"
+)
+
+
 def tied_top(
-    tops: list[tuple[Ordering, str]], model: Model, wheres: list[Where]
+    tops: list[tuple[Ordering, str]], model: Model, wheres: list[Where], text: str = ""
 ) -> tuple[Where, str] | None:
     """ "the oldest technicians", "which restaurants have the highest rating": a superlative
     with no number of rows keeps the rows holding the top value, ties included (issue #19:
     every row in order was answered, with status ok, where the question asks for the
     oldest). A date keeps the rows in order ("the newest orders" lists them newest first)."""
+    if _SORTED.search(text):
+        return None  # "sorted by the ones with the highest revenue first": every row, sorted
     for ordering, said in tops:
         column = model.columns.get(ordering.column)
         if column is None or column.type not in ("integer", "number"):

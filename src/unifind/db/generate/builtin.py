@@ -181,7 +181,7 @@ class BuiltinGenerator:
         cells = read_cells(scan, model, senses, _function_or_name(model))
         wheres += [c.where for c in cells]
         ledger.mark("value")
-        if not agg and (top := tied_top(shape.tops, model, wheres)):
+        if not agg and (top := tied_top(shape.tops, model, wheres, scan.text)):
             wheres.append(top[0])
             reading_notes = [top[1]]
         else:
