@@ -80,6 +80,23 @@ async def test_the_most_related_rows_after_a_relative_verb_on_every_dialect(
         leg.close()
 
 
+async def test_an_aggregate_beside_a_count_keeps_the_aggregate(tmp_path: Path) -> None:
+    """ "the average pages of books for each author who wrote at least 2 books": no one
+    reading holds both; the count gives way (named as not understood), the average stays."""
+    gen = library("sqlite", tmp_path)
+    url, _ = next(gen)
+    leg = DBLeg(url, declared())
+    try:
+        res = await ask(leg, "the average pages of books for each author who wrote at least 2 "
+                             "books", models=("authors",))  # fmt: skip
+        assert res.dsl["aggregates"][0]["field"] == "books.pages", res.dsl
+        assert res.dsl["groups"][0] == "id", res.dsl
+        assert res.status.value == "partial", res.notes
+    finally:
+        leg.close()
+        next(gen, None)
+
+
 async def test_a_number_without_a_comparison_after_a_verb_is_no_count(tmp_path: Path) -> None:
     """ "authors who wrote 2 books" may name two books: no count of them is made up."""
     gen = library("sqlite", tmp_path)

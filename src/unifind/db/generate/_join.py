@@ -199,6 +199,13 @@ def read_with_joins(
     blank = _consumed(scan)
     try:
         alt = read(question, view.model, strict, models, blank)
+        if count is not None and alt.dsl.aggregates:
+            # "the average rating of each movie that received at least 2 ratings": the
+            # count reading can't hold another aggregate; read the question without it
+            scan, count = Scan(question), None
+            absent = read_absent(scan, many, models, model.name, _nouns)
+            blank = _consumed(scan)
+            alt = read(question, view.model, strict, models, blank)
     except GenerationError:
         return _plain(plain, error)
     if blank is None:
