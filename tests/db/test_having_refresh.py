@@ -142,7 +142,13 @@ async def test_the_one_row_with_the_highest_value(leg: DBLeg) -> None:
     assert res.dsl is not None and res.dsl["limit"] == 1
     assert [i.record_id for i in res.items] == ["6"]
     res = await leg.search(SearchRequest(type="db", query="employees with the highest salaries"))
-    assert len(res.items) == len(ROWS)  # a plural asks for them all, in order
+    # A plural superlative with no number: the rows at the top value, ties included, and
+    # the note says so (precision round 4: read as every row in order it was wrong silently).
+    assert [i.record_id for i in res.items] == ["6"]
+    assert any("ties included" in n for n in res.notes), res.notes
+    top3 = "the 3 employees with the highest salaries"
+    res = await leg.search(SearchRequest(type="db", query=top3))
+    assert [i.record_id for i in res.items] == ["6", "2", "3"]
 
 
 def _add_hamburg(url: str) -> None:
