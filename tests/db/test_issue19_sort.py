@@ -38,6 +38,13 @@ async def ask(leg: DBLeg, q: str) -> tuple[dict[str, object], list[int], tuple[s
         ("athletes in ascending order of club", [{"field": "club_id"}], "club_id"),
         ("list the name of athletes in descending order by height",
          [{"field": "height", "sort": "desc"}], "height DESC"),
+        # The top of the order named alone: "from highest", "lowest first".
+        ("athletes sorted by height from highest", [{"field": "height", "sort": "desc"}],
+         "height DESC"),
+        ("athletes sorted by height, highest first", [{"field": "height", "sort": "desc"}],
+         "height DESC"),
+        ("athletes sorted by medals from the lowest", [{"field": "medals"}], "medals"),
+        ("athletes ordered by age, smallest first", [{"field": "age"}], "age"),
     ],
 )  # fmt: skip
 async def test_ordering_phrases_sort_by_the_named_column(

@@ -26,7 +26,15 @@ _DOWN = (
     r"|largest to smallest|high to low|most to least|latest to earliest|newest to oldest"
     r"|longest to shortest|desc"
 )
-_DIR = rf"(?:from\s+(?:the\s+)?)?(?:{_DOWN}|{_UP})"
+#: "from highest", "highest first": the top of the order named alone. Only the words whose
+#: direction is the same for every column (not "oldest", which is up for dates, down for ages).
+_DOWN_END = r"highest|largest|greatest|biggest|most"
+_UP_END = r"lowest|smallest|least|fewest"
+_END = (
+    rf"from\s+(?:the\s+)?(?:{_DOWN_END}|{_UP_END})(?!\s*(?:to|-)(?![a-z]))"
+    rf"|(?:{_DOWN_END}|{_UP_END})\s+first"
+)
+_DIR = rf"(?:{_END}|(?:from\s+(?:the\s+)?)?(?:{_DOWN}|{_UP}))"
 _VERB = r"(?:sorted|ordered|sort|order|ranked|rank|arranged|listed|organized|organised)"
 _THE = r"(?:(?:the|their|its|his|her)\s+)?"
 
@@ -111,8 +119,8 @@ def _column(phrases: dict[str, str], said: str) -> str:
 def _direction(word: str | None) -> str:
     if word is None:
         return "asc"
-    word = re.sub(r"^from\s+(?:the\s+)?", "", word)
-    return "desc" if re.fullmatch(_DOWN, word) else "asc"
+    word = re.sub(r"^from\s+(?:the\s+)?|\s+first$", "", word)
+    return "desc" if re.fullmatch(rf"{_DOWN}|{_DOWN_END}", word) else "asc"
 
 
 def _phrases(senses: dict[str, Sense]) -> dict[str, str]:
