@@ -63,3 +63,36 @@ def test_the_same_side_or_another_thing_is_no_conflict(claim: str, source: str) 
 def test_scarce_and_abundant_are_opposites(claim: str, source: str, opposed: bool) -> None:
     found = conflict(claim, source)
     assert (found is not None and found.kind == "direction") is opposed
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "opposed"),
+    [
+        # a direction word acting on a change named after it: the product of the two sides
+        ("Pyridostatin inhibits checkpoint activation.",
+         "Pyridostatin induces checkpoint activation in these cells.", True),
+        ("Pyridostatin induces checkpoint activation.",
+         "Pyridostatin induces checkpoint activation in these cells.", False),
+        ("The drug decreased body weight gain in mice.",
+         "The drug increased body weight gain in mice.", True),
+        ("The drug decreased body weight gain in mice.",
+         "The drug increased body weight loss in mice.", False),
+        ("Exercise prevents the rise in blood pressure.",
+         "Exercise caused a rise in blood pressure.", True),
+        # not a change acted on: a verb after its subject, an agent, a second finding
+        ("Inhibiting HDAC6 increases survival of mice.",
+         "Inhibiting HDAC6 increased the survival of mice.", False),
+        ("Loss of DUSP4 increases apoptosis.", "Loss of DUSP4 increased apoptosis.", False),
+        ("An inhibitor of kinase activation was given.",
+         "An inhibitor of kinase activation was given.", False),
+        # the source's change stays a word of its own: it names what is reduced
+        ("Excess gestational weight gain is associated with obesity.",
+         "Interventions to reduce gestational weight gain may prevent obesity.", False),
+        ("该药物减少体重增加。", "该药物导致体重增加。", True),
+        ("该药物减少体重增加。", "该药物减少体重增加。", False),
+        ("体重增加导致死亡减少。", "体重增加导致死亡减少。", False),
+    ],
+)  # fmt: skip
+def test_a_word_acting_on_a_change_composes(claim: str, source: str, opposed: bool) -> None:
+    found = conflict(claim, source)
+    assert (found is not None and found.kind == "direction") is opposed

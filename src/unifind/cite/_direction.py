@@ -80,35 +80,142 @@ class Occurrence:
     for Chinese, the whole text's."""
 
 
-def occurrences(text: str) -> list[Occurrence]:
-    """The direction words of ``text`` that are not negated nor a bound ("at least")."""
+def occurrences(text: str, *, changes: bool = False) -> list[Occurrence]:
+    """The direction words of ``text`` that are not negated nor a bound ("at least"); a
+    word acting on a change ("inhibits checkpoint activation") is read with it as one
+    (the change's pair, the product of the sides). ``changes``: the change stays a word of
+    its own too (a source's "reduce gestational weight gain" names the gain it reduces)."""
     out: list[Occurrence] = []
     if not text.isascii():
-        whole = _terms(text)
-        for pair, both in enumerate(PAIRS):
-            for side, entries in enumerate(both):
-                out += [Occurrence(pair, side, w, whole) for w in entries
-                        if not w.isascii() and w in text]  # fmt: skip
+        out += _chinese(text, changes)
     words = [w.lower() for w in _WORD.findall(text)]
     found = [(i, _sides(w)) for i, w in enumerate(words)]
+    acts = _acting(text, words, found)
     for i, sides in found:
         if not sides or _negated(words, i) or (i > 0 and _bound(words[i - 1], words[i])):
             continue
+        if i in acts.values() and not changes:
+            continue  # read with the word acting on it ("inhibits checkpoint activation")
         if words[i] == "most" and (i == 0 or words[i - 1] != "the"):
             continue  # "most T cells are naive" counts; "the most sensitive" ranks
         near = [w for j, w in enumerate(words[max(0, i - ANCHOR_WORDS) : i + ANCHOR_WORDS + 1],
                                         start=max(0, i - ANCHOR_WORDS))
                 if j != i and not found[j][1]]  # fmt: skip
         about = frozenset(t for w in near for t in _terms(w) if not _numeric(t))
+        if (j := acts.get(i)) is not None:
+            out += _composed(words, i, j, sides, found[j][1], about)
+            continue
         out += [Occurrence(pair, side, words[i], about) for pair, side in sides]
     return out
+
+
+# Direction words of the increase / decrease and activate / inhibit pairs: one acting on
+# the other composes ("inhibits checkpoint activation" is less activation).
+_QUANTITY_PAIRS = frozenset([0, 1])
+#: Words a direction word may be from the change it acts on ("decreased *body weight* gain").
+ACTING_WORDS = 3
+# A change named as a thing: the head a direction word can act on.
+_CHANGE_NOUN = re.compile(r"[a-z\-]+(?:ion|ions|ment|ments)|gains?|loss|losses|declines?")
+# "increase", "rise", "drop" name a change after an article or before "in" / "of" ("the
+# rise in", "prevents an increase"); elsewhere they are the verb ("inhibiting X increases").
+_CHANGE_VERB = frozenset(
+    ["increase", "increases", "decrease", "decreases", "rise", "rises", "drop", "drops"]
+)
+# Between the two: a conjunction or a clause mark means two findings, not one.
+_APART = re.compile(r"[,;:()\[\]]|\b(?:and|or|but|while|whereas|than|by|to|that|which)\b", re.I)
+
+
+def _acting(
+    text: str, words: list[str], found: list[tuple[int, tuple[tuple[int, int], ...]]]
+) -> dict[int, int]:
+    """Direction words that act on a change named after them ("inhibits checkpoint
+    activation", "decreased weight gain", "prevents the rise"): index → the change's
+    index. A noun that is itself the subject ("loss of function increases"), an agent
+    ("an inhibitor of activation") or a change of another kind acts on nothing."""
+    spans = [m.span() for m in _WORD.finditer(text)]
+    out: dict[int, int] = {}
+    for i, sides in found:
+        if not sides or i + 1 >= len(words) or words[i + 1] in ("of", "in", "on"):
+            continue
+        if words[i].endswith(("or", "ors")) or i in out.values():
+            continue
+        for j in range(i + 1, min(len(words), i + 2 + ACTING_WORDS)):
+            if not found[j][1]:
+                continue
+            if (
+                _change(words, j)
+                and _composable(sides, found[j][1])
+                and not _APART.search(text[spans[i][1] : spans[j][0]])
+            ):
+                out[i] = j
+            break
+    return out
+
+
+# Chinese words of more / less that act on a change written right after them ("减少体重增加":
+# less weight gain), within _ZH_ACTING characters and no clause mark or conjunction.
+_ZH_CHANGE = frozenset(["增加", "提高", "上升", "增长", "升高", "减少", "降低", "下降", "减轻",
+                        "促进", "激活", "诱导", "抑制", "阻断", "灭活"])  # fmt: skip
+_ZH_ACTING = 3
+_ZH_APART = re.compile(r"[，,、；;：:（）()和或但而及与并]")
+
+
+def _chinese(text: str, changes: bool) -> list[Occurrence]:
+    """Chinese direction words, each about the whole text's terms (no word spaces)."""
+    whole = _terms(text)
+    found = sorted((m.start(), w, pair, side)
+                   for pair, both in enumerate(PAIRS) for side, entries in enumerate(both)
+                   for w in entries if not w.isascii()
+                   for m in re.finditer(re.escape(w), text))  # fmt: skip
+    out, acted = [], set()
+    for k, (at, w, pair, side) in enumerate(found):
+        nxt = found[k + 1] if k + 1 < len(found) else None
+        if (nxt and w in _ZH_CHANGE and nxt[1] in _ZH_CHANGE and k not in acted
+                and 0 <= nxt[0] - at - len(w) <= _ZH_ACTING
+                and not _ZH_APART.search(text[at + len(w) : nxt[0]])):  # fmt: skip
+            out.append(Occurrence(nxt[2], nxt[3] ^ side, text[at : nxt[0] + len(nxt[1])], whole))
+            acted.add(k + 1)
+            continue
+        if k not in acted or changes:
+            out.append(Occurrence(pair, side, w, whole))
+    return out
+
+
+def _change(words: list[str], j: int) -> bool:
+    """Is ``words[j]`` a change named as a thing ("activation", "weight gain", "the rise")?"""
+    if words[j] in _CHANGE_VERB:
+        return words[j - 1] in ("a", "an", "the") or words[j + 1 : j + 2] in (["in"], ["of"])
+    return bool(_CHANGE_NOUN.fullmatch(words[j]))
+
+
+def _composable(first: tuple[tuple[int, int], ...], second: tuple[tuple[int, int], ...]) -> bool:
+    pairs = {p for p, _ in first} | {p for p, _ in second}
+    return len(pairs) == 1 or pairs <= _QUANTITY_PAIRS
+
+
+def _composed(
+    words: list[str],
+    i: int,
+    j: int,
+    acting: tuple[tuple[int, int], ...],
+    change: tuple[tuple[int, int], ...],
+    about: frozenset[str],
+) -> list[Occurrence]:
+    """One occurrence for a word acting on a change: the change's pair, the product of the
+    two sides (less gain is a decrease, less inhibition an activation)."""
+    near = words[i + 1 : j] + words[j + 1 : j + 1 + ANCHOR_WORDS]
+    about = about | frozenset(
+        t for w in near for t in _terms(w) if not _numeric(t) and not _sides(w)
+    )
+    side = acting[0][1]
+    return [Occurrence(pair, s ^ side, " ".join(words[i : j + 1]), about) for pair, s in change]
 
 
 def opposed(claim: str, source: str) -> tuple[Occurrence, Occurrence, int] | None:
     """A direction word of ``claim``, the source's word about the same thing on the other
     side of its pair, and how many content words they share: when every source word of
     that pair sharing the most content words with the claim's is on the other side."""
-    theirs, ours = occurrences(source), occurrences(claim)
+    theirs, ours = occurrences(source, changes=True), occurrences(claim)
     both = {o.pair for o in ours if o.side == 0} & {o.pair for o in ours if o.side == 1}
     for mine in ours:
         if mine.pair in both:
@@ -123,7 +230,7 @@ def states(source: str, claim: str, word: str, shared: int) -> bool:
     """Does ``source`` state the claim's direction ``word`` about what the claim does: a
     word on its side of the pair among the source's closest to it, sharing ``shared``
     content words with it or more?"""
-    theirs = occurrences(source)
+    theirs = occurrences(source, changes=True)
     for mine in occurrences(claim):
         if mine.word == word:
             best, winners = _closest(mine, theirs)
