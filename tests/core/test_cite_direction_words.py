@@ -96,3 +96,35 @@ def test_scarce_and_abundant_are_opposites(claim: str, source: str, opposed: boo
 def test_a_word_acting_on_a_change_composes(claim: str, source: str, opposed: bool) -> None:
     found = conflict(claim, source)
     assert (found is not None and found.kind == "direction") is opposed
+
+
+_STIFF = (
+    "On a stiff matrix the cells show Src activity that promotes beta-catenin degradation "
+    "and inhibits differentiation."
+)
+_ALLELE = (
+    "The minor allele reduces production of pro-inflammatory cytokines and increases "
+    "production of anti-inflammatory cytokines."
+)
+_ZH_STIFF = "在僵硬基质上，细胞促进β-连环蛋白降解并抑制分化。"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "opposed"),
+    [
+        # what a direction word acts on (the words after it, to a conjunction) decides
+        ("Stiff substrates promote mesodermal differentiation.", _STIFF, True),
+        ("Stiff substrates inhibit mesodermal differentiation.", _STIFF, False),
+        ("Stiff substrates promote beta-catenin degradation.", _STIFF, False),
+        # a hyphened prefix stays on its word: anti-inflammatory is not inflammatory
+        ("The minor allele upregulates pro-inflammatory cytokines.", _ALLELE, True),
+        ("The minor allele upregulates anti-inflammatory cytokines.", _ALLELE, False),
+        ("The minor allele downregulates pro-inflammatory cytokines.", _ALLELE, False),
+        ("僵硬基质促进中胚层分化。", _ZH_STIFF, True),
+        ("僵硬基质抑制中胚层分化。", _ZH_STIFF, False),
+        ("僵硬基质促进β-连环蛋白降解。", _ZH_STIFF, False),
+    ],
+)  # fmt: skip
+def test_what_the_word_acts_on_decides(claim: str, source: str, opposed: bool) -> None:
+    found = conflict(claim, source)
+    assert (found is not None and found.kind == "direction") is opposed

@@ -78,6 +78,10 @@ class Occurrence:
     about: frozenset[str]
     """Content terms within :data:`ANCHOR_WORDS` of it (None of them a direction word);
     for Chinese, the whole text's."""
+    acts_on: frozenset[str] = frozenset()
+    """Content terms of the words right after it, to the next clause mark, conjunction or
+    direction word (:data:`OBJECT_WORDS` at most): what it acts on ("promotes *β-catenin
+    degradation* and inhibits *differentiation*")."""
 
 
 def occurrences(text: str, *, changes: bool = False) -> list[Occurrence]:
@@ -101,12 +105,41 @@ def occurrences(text: str, *, changes: bool = False) -> list[Occurrence]:
         near = [w for j, w in enumerate(words[max(0, i - ANCHOR_WORDS) : i + ANCHOR_WORDS + 1],
                                         start=max(0, i - ANCHOR_WORDS))
                 if j != i and not found[j][1]]  # fmt: skip
-        about = frozenset(t for w in near for t in _terms(w) if not _numeric(t))
+        about = frozenset(t for w in near for t in _word_terms(w) if not _numeric(t))
         if (j := acts.get(i)) is not None:
             out += _composed(words, i, j, sides, found[j][1], about)
             continue
-        out += [Occurrence(pair, side, words[i], about) for pair, side in sides]
+        acts_on = _acts_on(text, words, found, i)
+        out += [Occurrence(pair, side, words[i], about, acts_on) for pair, side in sides]
     return out
+
+
+#: Content words after a direction word that say what it acts on.
+OBJECT_WORDS = 3
+_FUNCTION = frozenset(["a", "an", "the", "of", "in", "on", "its", "their", "his", "her",
+                       "this", "these", "those", "is", "are", "was", "were", "be", "been",
+                       "with"])  # fmt: skip
+
+
+def _acts_on(
+    text: str, words: list[str], found: list[tuple[int, tuple[tuple[int, int], ...]]], i: int
+) -> frozenset[str]:
+    spans = [m.span() for m in _WORD.finditer(text)]
+    out: list[str] = []
+    for j in range(i + 1, len(words)):
+        if found[j][1] or _APART.search(text[spans[j - 1][1] : spans[j][0]]):
+            break
+        if words[j] in _APART_WORDS:
+            break
+        if words[j] not in _FUNCTION and not _numeric(words[j]):
+            out.append(words[j])
+            if len(out) == OBJECT_WORDS:
+                break
+    return frozenset(t for w in out for t in _word_terms(w))
+
+
+_APART_WORDS = frozenset(["and", "or", "but", "while", "whereas", "than", "by", "to", "that",
+                          "which", "through", "via", "because"])  # fmt: skip
 
 
 # Direction words of the increase / decrease and activate / inhibit pairs: one acting on
@@ -177,8 +210,15 @@ def _chinese(text: str, changes: bool) -> list[Occurrence]:
             acted.add(k + 1)
             continue
         if k not in acted or changes:
-            out.append(Occurrence(pair, side, w, whole))
+            # What it acts on: the text after it, to the next direction word or clause mark.
+            end = nxt[0] if nxt else len(text)
+            after = _ZH_APART.split(text[at + len(w) : end], maxsplit=1)[0]
+            out.append(Occurrence(pair, side, w, whole, _terms(after[:_ZH_OBJECT])))
     return out
+
+
+#: Characters after a Chinese direction word that say what it acts on.
+_ZH_OBJECT = 8
 
 
 def _change(words: list[str], j: int) -> bool:
@@ -205,7 +245,7 @@ def _composed(
     two sides (less gain is a decrease, less inhibition an activation)."""
     near = words[i + 1 : j] + words[j + 1 : j + 1 + ANCHOR_WORDS]
     about = about | frozenset(
-        t for w in near for t in _terms(w) if not _numeric(t) and not _sides(w)
+        t for w in near for t in _word_terms(w) if not _numeric(t) and not _sides(w)
     )
     side = acting[0][1]
     return [Occurrence(pair, s ^ side, " ".join(words[i : j + 1]), about) for pair, s in change]
@@ -242,10 +282,17 @@ def states(source: str, claim: str, word: str, shared: int) -> bool:
 def _closest(mine: Occurrence, theirs: list[Occurrence]) -> tuple[int, list[Occurrence]]:
     """The most content words a word of ``mine``'s pair in ``theirs`` shares with it, and
     the words that share that many."""
+    same = [o for o in theirs if o.pair == mine.pair]
+    # What it acts on decides first ("promotes β-catenin degradation and inhibits
+    # differentiation": "inhibits" is the one about differentiation).
+    acted = [(len(mine.acts_on & o.acts_on), o) for o in same]
+    most = max((k for k, _ in acted), default=0)
+    if most:
+        return max(len(mine.about & o.about) for k, o in acted if k == most), [
+            o for k, o in acted if k == most
+        ]
     best, winners = 0, []
-    for o in theirs:
-        if o.pair != mine.pair:
-            continue
+    for o in same:
         shared = len(mine.about & o.about)
         if shared > best:
             best, winners = shared, [o]
@@ -294,6 +341,21 @@ def _numeric(term: str) -> bool:
 
 
 _NAME = re.compile(r"(?=[a-z](?:[^a-z]*[a-z]))[a-z0-9\-]+")
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_terms(word: str) -> frozenset[str]:
+    """One word's terms; a prefix joined by a hyphen stays on its word ("pro-inflammatory"
+    is proinflammatory, not "inflammatory": "anti-inflammatory" is its opposite)."""
+    head, _, rest = word.partition("-")
+    if rest and head.lower() in _PREFIXES:
+        word = head + rest
+    return _terms(word)
+
+
+# English prefixes that are written with a hyphen and change the word's meaning.
+_PREFIXES = frozenset(["anti", "pro", "non", "un", "counter", "de", "dis", "in", "im", "mis",
+                       "pre", "post", "over", "under", "hyper", "hypo"])  # fmt: skip
 
 
 @functools.lru_cache(maxsize=65536)
