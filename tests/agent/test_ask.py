@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ LEAVE = "员工每年享有15天带薪年假。年假需提前两周申请。"
 
 
 @pytest.fixture
-def searcher(tmp_path: Path) -> Searcher:
+def searcher(tmp_path: Path) -> Iterator[Searcher]:
     s = Searcher(load_settings(home=tmp_path, kb={"embedder": "hash"}))
     s.kb.create("handbook", embedder=None)
     s.kb.ingest_text("handbook", REFUND, document_id="refunds", title="Refunds")

@@ -355,8 +355,9 @@ def test_the_ask_operation_takes_url_parts_and_a_deadline() -> None:
 
     from unifind.ops import AskInput, AskPart
 
-    inp = AskInput(message="summarise this", parts=[{"url": "https://example.com/a"}],
-                   deadline_s=5)  # fmt: skip
+    inp = AskInput.model_validate(
+        {"message": "summarise this", "parts": [{"url": "https://example.com/a"}], "deadline_s": 5}
+    )
     assert inp.parts[0].url == "https://example.com/a" and inp.deadline_s == 5
     for bad in ({"url": "file:///etc/passwd"}, {"text": "x", "url": "https://e.com/"}, {}):
         with pytest.raises(ValidationError):

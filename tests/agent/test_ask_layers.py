@@ -5,6 +5,7 @@ plan's ``layers``."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,7 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def searcher(config: Path) -> Searcher:
+def searcher(config: Path) -> Iterator[Searcher]:
     s = Searcher(load_settings(config))
     yield s
     s.close()

@@ -45,7 +45,8 @@ def models_under(annotation: Any) -> set[type[BaseModel]]:
 def test_every_model_in_the_settings_tree_forbids_unknown_keys() -> None:
     # web:, db: and timeouts: are mappings checked by their own models; the web's extras
     # are plug sections, which WebSection refuses unless they are mappings (tested below).
-    tree = models_under(Settings) | {DBSection, Timeouts}
+    tree = models_under(Settings)
+    tree |= {DBSection, Timeouts}
     names = {m.__name__ for m in tree}
     assert {"Settings", "KBSettings", "ServerSettings", "AskSection", "AskUses"} <= names
     lax = sorted(m.__name__ for m in tree if m.model_config.get("extra") != "forbid")
@@ -98,7 +99,7 @@ def test_each_value_names_the_layer_that_set_it(
 
 
 def test_settings_made_in_code_say_so() -> None:
-    s = Settings(ask={"top_n": 4})
+    s = Settings(ask={"top_n": 4})  # type: ignore[arg-type]  # pydantic validates the dict
     assert s.layer_of("ask.top_n") == "settings" and s.layer_of("ask.hooks") == "default"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,12 +24,12 @@ from unifind import InputError, MissingDependency, Reason, Searcher, SearchReque
 from unifind.engine import otel
 from unifind.testing.legs import FakeLeg, fake_items
 from unifind.testing.openai_server import OpenAIServer, Reply
-from unifind.types import SearchResult
+from unifind.types import Leg, SearchResult
 
 Q = "what is the refund policy"
 
 
-def req(leg: str, **kw: Any) -> SearchRequest:
+def req(leg: Leg, **kw: Any) -> SearchRequest:
     return SearchRequest(type=leg, query=Q, **kw)
 
 
@@ -55,7 +55,7 @@ def parent_of(span: ReadableSpan) -> int | None:
 
 def span_id(span: ReadableSpan) -> int:
     assert span.context is not None
-    return span.context.span_id
+    return int(span.context.span_id)
 
 
 async def test_a_search_is_a_retrieval_tree_with_a_degraded_leg_as_error(
@@ -154,6 +154,7 @@ async def test_a_consumer_leaving_a_stream_ends_the_search_span_as_cancelled(
 ) -> None:
     s = Searcher(load_settings(), legs={"web": FakeLeg("web", 5.0)})
     events = s.stream([req("web")])
+    assert isinstance(events, AsyncGenerator)  # so a consumer can close it
     assert (await anext(events)).kind == "loading"
     await events.aclose()  # a client that disconnects
     await asyncio.sleep(0.05)  # the search's task runs its cancellation

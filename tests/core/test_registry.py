@@ -75,7 +75,12 @@ def test_a_known_name_resolves_without_reading_entry_points(
     import unifind.registry as reg_module
 
     scans: list[str] = []
-    monkeypatch.setattr(reg_module, "entry_points", lambda group: scans.append(group) or [])
+
+    def entry_points(group: str) -> list[object]:
+        scans.append(group)
+        return []
+
+    monkeypatch.setattr(reg_module, "entry_points", entry_points)
     reg: Registry[object] = Registry("widgets", {"dumps": "json:dumps"})
     assert reg.get("dumps") and "dumps" in reg and scans == []
     assert "loads" not in reg and scans == ["unifind.widgets"]  # an unknown name scans, once

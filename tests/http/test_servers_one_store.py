@@ -195,7 +195,11 @@ def test_a_key_revoked_on_one_is_refused_by_all(
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     for s in (a, b):
-        until(lambda s=s: call(s, key, "GET", "/v1/collections").status_code == 401, REVOKE_DELAY_S)
+
+        def refused(s: Server = s) -> bool:
+            return call(s, key, "GET", "/v1/collections").status_code == 401
+
+        until(refused, REVOKE_DELAY_S)
 
 
 def test_citation_ids_continue_across_servers(

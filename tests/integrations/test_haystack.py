@@ -148,4 +148,6 @@ async def test_yaml_pipeline_loads_and_runs_on_its_config(
         out = await loaded.run_async({"retriever": {"query": "shipping to europe"}})
         assert out["retriever"]["documents"][0].meta["document_id"] == "shipping"
     finally:
-        loaded.get_component("retriever").close()
+        retriever = loaded.get_component("retriever")
+        assert isinstance(retriever, UnifindRetriever)
+        retriever.close()

@@ -389,6 +389,7 @@ def test_a_flush_embeds_by_length_and_keeps_each_documents_vectors(
     assert [c.text for c in stored.chunks] == [p.strip() for p in paragraphs]  # input order
     for c in stored.chunks:
         (sent,) = [t for call in embedder.calls for t in call if t.endswith(c.text)]
+        assert c.vector is not None
         assert np.array_equal(c.vector, HashEmbedder(16).embed_documents([sent])[0])
 
 

@@ -72,9 +72,9 @@ def test_round_trip_sqlite_postgres_qdrant_sqlite(home: Path, pg: str, tmp_path:
             assert report.verified and dst.get_collection("docs").metadata == {"team": "support"}
     with open_store("sqlite", home) as first, open_store(chain[-1], home) as last:
         for i in range(12):
-            a, b = (export_document(s, "docs", f"d{i:02}") for s in (first, last))
-            assert a is not None and b is not None and digest(a) == digest(b)
-            assert same_vectors(a, b)
+            left, right = (export_document(s, "docs", f"d{i:02}") for s in (first, last))
+            assert left is not None and right is not None and digest(left) == digest(right)
+            assert same_vectors(left, right)
     answers = [_answers(spec, home) for spec in chain]
     assert answers[0][0]
     for other in answers[1:]:  # a copied unit vector may differ in its last bit

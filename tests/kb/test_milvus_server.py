@@ -25,7 +25,7 @@ from unifind.kb.routing import RoutingStore
 from unifind.kb.service import KnowledgeBase
 from unifind.testing.kb_store import KBStoreConformance, chunk, doc, ids, vec
 from unifind.testing.servers import MilvusServer, milvus_server
-from unifind.types import Reason, SearchRequest
+from unifind.types import KBMode, Reason, SearchRequest
 
 _prefixes = itertools.count()
 
@@ -137,7 +137,7 @@ QUERIES = ("refunds shipping", "退款", "document 7")
 
 
 def _ranked(
-    kb: KnowledgeBase, mode: str, collection: str = "docs"
+    kb: KnowledgeBase, mode: KBMode, collection: str = "docs"
 ) -> list[list[tuple[str | None, float]]]:
     out = []
     for q in QUERIES:

@@ -113,9 +113,9 @@ def test_migrates_sqlite_to_milvus_and_back_with_the_same_answers(
             assert (report.documents, report.copied, report.verified) == (12, 12, True)
     with open_store("sqlite", unifind_home) as first, open_store(chain[-1], unifind_home) as last:
         for i in range(12):
-            a, b = (export_document(s, "docs", f"d{i:02}") for s in (first, last))
-            assert a is not None and b is not None and digest(a) == digest(b)
-            assert same_vectors(a, b)
+            left, right = (export_document(s, "docs", f"d{i:02}") for s in (first, last))
+            assert left is not None and right is not None and digest(left) == digest(right)
+            assert same_vectors(left, right)
     want, got = _answers("sqlite", unifind_home), _answers(chain[1], unifind_home)
     assert want[0]
     for g, w in zip(got, want, strict=True):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from unifind import KnowledgeBase
-from unifind.config import Settings
+from unifind.config import KBSettings, Settings
 from unifind.errors import InputError, StoreError
 from unifind.kb import _pgbulk
 from unifind.kb.migrate import migrate
@@ -195,7 +195,12 @@ def test_a_migration_into_postgres_writes_batches(
 ) -> None:
     calls: list[int] = []
     many = store.upsert_documents
-    monkeypatch.setattr(store, "upsert_documents", lambda c, b: calls.append(len(b)) or many(c, b))
+
+    def counting(collection: str, batch: Any) -> Any:
+        calls.append(len(batch))
+        return many(collection, batch)
+
+    monkeypatch.setattr(store, "upsert_documents", counting)
     with SQLiteStore(tmp_path / "src.sqlite") as src:
         src.create_collection("docs", embedder="e", dim=4)
         for d, chunks in _batch(250):
@@ -221,7 +226,7 @@ def test_ingest_through_the_kb_writes_each_flush_as_one_batch(
     for i in range(5):
         (tmp_path / f"d{i}.txt").write_text(f"Document {i} about basalt.")
     spec = f"{pg_url}?schema=ingest{os.getpid()}"
-    settings = Settings(home=tmp_path / "home", kb={"store": spec, "embedder": "hash:16"})
+    settings = Settings(home=tmp_path / "home", kb=KBSettings(store=spec, embedder="hash:16"))
     with KnowledgeBase.open(settings) as kb:
         kb.create("docs")
         report = kb.ingest("docs", [tmp_path])

@@ -218,8 +218,8 @@ def test_lexical_scores_match_the_sqlite_store(pg_url: str, tmp_path: Path) -> N
         for store in (pg, lite):
             store.create_collection("c", embedder=None, dim=None)
             for i, text in enumerate(texts):
-                terms = dict(Counter(analyzer.terms(text)))
-                store.upsert_document("c", doc(f"d{i}"), [chunk(0, text, terms)])
+                counts = dict(Counter(analyzer.terms(text)))
+                store.upsert_document("c", doc(f"d{i}"), [chunk(0, text, counts)])
         for query in ["refund policy", "退款 处理", "shipping refunds days"]:
             terms = analyzer.terms(query)
             a = pg.lexical_search("c", terms, limit=10)

@@ -97,7 +97,8 @@ def test_every_fusion_scores_on_the_0_1_scale(method: str) -> None:
     lex = run("lexical", [("a", 12.0), ("b", 3.0), ("c", 1.0)])
     vec = run("vector", [("a", 0.9), ("c", 0.5), ("d", 0.4)])
     fused = tiered([lex, vec], method=method, k=60, candidates=10, need=10)
-    assert fused[0] == (("c", "a"), pytest.approx(1.0))  # first in both arms
+    key, score = fused[0]
+    assert key == ("c", "a") and score == pytest.approx(1.0)  # first in both arms
     assert all(0.0 <= s <= 1.0 for _, s in fused)
 
 

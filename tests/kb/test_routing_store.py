@@ -48,7 +48,7 @@ class TestPlacedCollections(KBStoreConformance):
         store.elsewhere = f"sqlite://{tmp_path}/placed.db"
         return store
 
-    def test_collections_really_live_in_the_other_store(self, store: RoutingStore) -> None:
+    def test_collections_really_live_in_the_other_store(self, store: _PlaceEverything) -> None:
         store.create_collection("alpha", embedder="e", dim=4, metadata={"team": "x"})
         store.upsert_document("alpha", doc("a"), [chunk(0, "one", vector=vec(1, 0, 0, 0))])
         placed = store.store_at(store.elsewhere)

@@ -13,6 +13,7 @@ from unifind import (
     ModeUnavailable,
     Overall,
     SearchRequest,
+    SearchResult,
     Status,
     UnknownName,
     load_settings,
@@ -54,7 +55,7 @@ def kb(unifind_home: Path) -> Iterator[KnowledgeBase]:
         yield kb
 
 
-def search(kb: KnowledgeBase, query: str, **kw: object) -> object:
+def search(kb: KnowledgeBase, query: str, **kw: object) -> SearchResult:
     return kb.search_sync(SearchRequest(type="kb", query=query, collections=("docs",), **kw))  # type: ignore[arg-type]
 
 

@@ -68,7 +68,7 @@ def config(
 ) -> Path:
     """A config whose web leg is the loopback SearXNG, fetching loopback pages allowed."""
     path = tmp_path / "unifind.yaml"
-    web_cfg = {"search_provider": "searxng", "searxng": {"base_url": web.url}}
+    web_cfg: dict[str, Any] = {"search_provider": "searxng", "searxng": {"base_url": web.url}}
     web_cfg["allow_private"] = True
     path.write_text(yaml.safe_dump({"web": web_cfg}), encoding="utf-8")
     monkeypatch.setenv("UNIFIND_CONFIG", str(path))

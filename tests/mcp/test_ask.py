@@ -68,8 +68,8 @@ async def test_llm_answer_with_sources_check_and_progress(
     llm.script_chat(SCRIPT)
     seen: list[tuple[float, float | None, str | None]] = []
 
-    async def progress(done: float, total: float | None, message: str | None) -> None:
-        seen.append((done, total, message))
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))  # the names are mcp's ProgressFnT protocol's
 
     async with Client(with_llm) as client:
         result = await client.call_tool(

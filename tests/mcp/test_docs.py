@@ -40,7 +40,7 @@ def test_snippets_parse_and_the_tool_table_matches_the_server() -> None:
 
 def python_snippet() -> str:
     (code,) = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-    return code
+    return str(code)
 
 
 def test_the_python_snippet_runs_and_searches_the_callers_home(tmp_path: Path) -> None:

@@ -59,8 +59,8 @@ async def test_no_or_wrong_key_is_an_in_band_error_and_nothing_runs(http_url: st
 async def test_search_over_http_streams_progress_and_reports_sources(http_url: str) -> None:
     seen: list[tuple[float, float | None, str | None]] = []
 
-    async def progress(done: float, total: float | None, message: str | None) -> None:
-        seen.append((done, total, message))
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))  # the names are mcp's ProgressFnT protocol's
 
     async with http_client(http_url, "Bearer key-acme") as client:
         result = await client.call_tool(

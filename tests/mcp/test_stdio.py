@@ -104,8 +104,8 @@ async def test_unknown_collection_is_an_in_band_error_listing_valid_ones(
 async def test_progress_notifications_arrive_while_legs_run(stdio: StdioServerParameters) -> None:
     seen: list[tuple[float, float | None, str | None]] = []
 
-    async def progress(done: float, total: float | None, message: str | None) -> None:
-        seen.append((done, total, message))
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))  # the names are mcp's ProgressFnT protocol's
 
     async with Client(stdio) as client:
         result = await client.call_tool(

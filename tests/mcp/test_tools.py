@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 from mcp.server import Server
 
-from unifind import Searcher, load_settings
+from unifind import Overall, Searcher, load_settings
 from unifind.mcp_server import build_server
 from unifind.mcp_server.args import ArgumentError, fetch_input, search_input
 from unifind.mcp_server.render import search_result
@@ -117,7 +117,7 @@ def _output(n: int, chars: int) -> SearchOutput:
         LegReport(leg="db", backend="db", status=Status.DISABLED, reason=Reason.NOT_CONFIGURED),
     ]
     return SearchOutput(
-        request_id="r1", status="ok", mode="all", items=items, reports=reports, legs=[],
+        request_id="r1", status=Overall.OK, mode="all", items=items, reports=reports, legs=[],
         took_ms=1.0,
     )  # fmt: skip
 

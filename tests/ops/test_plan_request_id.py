@@ -42,7 +42,9 @@ async def test_attached_parts_are_read_whatever_the_request_id_holds(
     # #18: collection names refuse '__' (the tenant separator) and ':' (no store takes it);
     # a request id may hold both, so the parts' collection is named by a digest of it.
     part = {"text": "Members may return goods within 45 days.", "title": "memo"}
-    out = await ops.ask(AskInput(message="how long may members return goods?", parts=[part],
-                                 request_id=named, sources={"kb": {}}))  # fmt: skip
+    out = await ops.ask(AskInput.model_validate({
+        "message": "how long may members return goods?", "parts": [part],
+        "request_id": named, "sources": {"kb": {}},
+    }))  # fmt: skip
     assert out.request_id == named and "45 days" in out.text
     assert [c.name for c in ops.searcher.kb.collections()] == ["docs"]  # dropped after

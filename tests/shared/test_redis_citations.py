@@ -62,7 +62,7 @@ def test_references_of_two_searchers_share_ids(shared: Shared, tmp_path: Path) -
     two = Searcher(shared.settings(tmp_path / "b"))
     first = one.references([result("x", "y")], request_id="turn-1")
     second = two.references([result("z", "x")], request_id="turn-1")
-    assert sorted(ids(first.references)) == ["ref_001", "ref_002"]
+    assert sorted(ids(first.references), key=str) == ["ref_001", "ref_002"]
     by_key = {i.title: i.citation_id for i in (*first.references, *second.references)}
     assert by_key["z"] == "ref_003"
     assert 'id="ref_003"' in second.xml

@@ -403,7 +403,7 @@ async def test_a_search_with_a_request_id_keeps_its_results(tmp_path: Path, url:
         kb.ingest_text("docs", "Refunds are paid within 30 days.", document_id="r")
     searcher = Searcher(Settings.model_validate({"home": home, "records_url": url}))
     try:
-        req = SearchRequest(type="kb", query="refunds", collections=["docs"])
+        req = SearchRequest(type="kb", query="refunds", collections=("docs",))
         results = await searcher.all([req], request_id="req_1")  # all() records the search
         assert results.items and results.items[0].document_id == "r"
         with pytest.raises(ConfigError):  # asking for the records says why there are none

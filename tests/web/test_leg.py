@@ -120,7 +120,7 @@ async def test_fallback_is_reported_and_partial(server: FakeWebServer, tmp_path:
         ("tavily", Status.DEGRADED, Reason.RATE_LIMITED),
         ("serper", Status.OK, None),
     ]
-    assert result.reports[1].note.startswith("fallback after tavily failed (rate_limited)")
+    assert (result.reports[1].note or "").startswith("fallback after tavily failed (rate_limited)")
     assert result.status.value == "partial" and [i.title for i in result.items] == ["S"]
     # Tavily is now suspended: reported without being called.
     before = calls["n"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,9 @@ def track(w: WebLeg) -> WebLeg:
     return w
 
 
-def choices(kind: str, web: dict, env: dict, pin: str | None = None) -> list[tuple[str, str]]:
+def choices(
+    kind: str, web: dict[str, Any], env: dict[str, str], pin: str | None = None
+) -> list[tuple[str, str]]:
     r = Resolver(kind, web, env)  # type: ignore[arg-type]
     found, _ = r.candidates(r.pin(pin))
     return [(c.name, c.note) for c in found]
@@ -67,7 +70,9 @@ def test_pin_wins_even_without_its_key() -> None:
         ({}, {"UNIFIND_WEB_SEARCH_PROVIDER": "tavly"}, "UNIFIND_WEB_SEARCH_PROVIDER"),
     ],
 )
-def test_a_misspelt_pin_is_refused_not_replaced(web: dict, env: dict, where: str) -> None:
+def test_a_misspelt_pin_is_refused_not_replaced(
+    web: dict[str, Any], env: dict[str, str], where: str
+) -> None:
     # A pin is a pin (issue #9): a typo used to fall through to DuckDuckGo with a note.
     with pytest.raises(
         ConfigError, match=rf"{where} pins search provider 'tavly'.*valid: .*tavily"

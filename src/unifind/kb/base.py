@@ -36,7 +36,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -236,7 +236,7 @@ class KBStore(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections and files."""
 
-    def __enter__(self) -> KBStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

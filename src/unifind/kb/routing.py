@@ -405,9 +405,6 @@ class RoutingStore(KBStore):
         lock = getattr(store, "migration_lock", None)
         return contextlib.nullcontext() if lock is None else lock(collection)  # type: ignore[no-any-return]
 
-    def __enter__(self) -> RoutingStore:
-        return self
-
     def close(self) -> None:
         with self._lock:
             stores, self._stores = list(self._stores.values()), {}

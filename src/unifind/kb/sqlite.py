@@ -122,9 +122,6 @@ class SQLiteStore(KBStore):
             self._vectors.clear()
         self._local = threading.local()
 
-    def __enter__(self) -> SQLiteStore:
-        return self
-
     # ---- collections ---------------------------------------------------------------
 
     def create_collection(

@@ -48,7 +48,8 @@ class WebProviderTests:
     provider_cls: ClassVar[type[SearchProvider]]
     method: ClassVar[str] = "GET"
     path: ClassVar[str] = "/search"
-    query: ClassVar[WebQuery] = WebQuery("unifind conformance", limit=5)
+    # Not a ClassVar: a test may set ``self.query`` for its own request.
+    query: WebQuery = WebQuery("unifind conformance", limit=5)
 
     def success(self) -> Respond:
         raise NotImplementedError("return a documented-shape answer with at least one hit")
