@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from unifind.analysis import get_analyzer
+from unifind.cite._ratios import ratios
 
 # Antonym pairs. An entry of six letters or more is a stem any word may continue
 # ("increas": increase, increased, increasing); a shorter one is a word with its
@@ -53,6 +54,9 @@ PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("改善", "缓解"), ("恶化", "加重")),
 )  # fmt: skip
 
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_ZH_MORE = next(i for i, (more, _) in enumerate(PAIRS) if "增加" in more)
+
 #: Words either side of a direction word that say what it is about ("increases *the risk
 #: of bleeding*", "rapid *weight* loss").
 ANCHOR_WORDS = 6
@@ -84,12 +88,13 @@ class Occurrence:
     degradation* and inhibits *differentiation*")."""
 
 
-def occurrences(text: str, *, changes: bool = False) -> list[Occurrence]:
+def occurrences(text: str, *, changes: bool = False, figures: bool = False) -> list[Occurrence]:
     """The direction words of ``text`` that are not negated nor a bound ("at least"); a
     word acting on a change ("inhibits checkpoint activation") is read with it as one
     (the change's pair, the product of the sides). ``changes``: the change stays a word of
-    its own too (a source's "reduce gestational weight gain" names the gain it reduces)."""
-    out: list[Occurrence] = []
+    its own too (a source's "reduce gestational weight gain" names the gain it reduces).
+    ``figures``: a ratio above or below 1 is a rise or a fall (:mod:`unifind.cite._ratios`)."""
+    out: list[Occurrence] = _figures(text) if figures else []
     if not text.isascii():
         out += _chinese(text, changes)
     words = [w.lower() for w in _WORD.findall(text)]
@@ -221,6 +226,25 @@ def _chinese(text: str, changes: bool) -> list[Occurrence]:
 _ZH_OBJECT = 8
 
 
+def _figures(text: str) -> list[Occurrence]:
+    """A ratio figure as a word of the increase / decrease pair: about the words before its
+    name and what it is the ratio of ("odds ratio for the risk of gastric cancer ... 2.77")."""
+    out = []
+    for r in ratios(text):
+        if _CJK.search(text):  # no word spaces: about the whole text, like its words
+            out.append(Occurrence(_ZH_MORE, r.side, r.name, _terms(text)))
+            continue
+        before = _WORD.findall(text[: r.start])[-ANCHOR_WORDS:]
+        of = [w.lower() for w in _WORD.findall(r.between)]
+        about = frozenset(
+            t for w in [*before, *of] for t in _word_terms(w.lower()) if not _numeric(t)
+        )
+        named = [w for w in of if _word_terms(w) and not _numeric(w) and not _sides(w)]
+        acts_on = frozenset(t for w in named[:OBJECT_WORDS] for t in _word_terms(w))
+        out.append(Occurrence(0, r.side, r.name, about, acts_on))
+    return out
+
+
 def _change(words: list[str], j: int) -> bool:
     """Is ``words[j]`` a change named as a thing ("activation", "weight gain", "the rise")?"""
     if words[j] in _CHANGE_VERB:
@@ -255,7 +279,7 @@ def opposed(claim: str, source: str) -> tuple[Occurrence, Occurrence, int] | Non
     """A direction word of ``claim``, the source's word about the same thing on the other
     side of its pair, and how many content words they share: when every source word of
     that pair sharing the most content words with the claim's is on the other side."""
-    theirs, ours = occurrences(source, changes=True), occurrences(claim)
+    theirs, ours = occurrences(source, changes=True, figures=True), occurrences(claim)
     both = {o.pair for o in ours if o.side == 0} & {o.pair for o in ours if o.side == 1}
     for mine in ours:
         if mine.pair in both:
@@ -270,7 +294,7 @@ def states(source: str, claim: str, word: str, shared: int) -> bool:
     """Does ``source`` state the claim's direction ``word`` about what the claim does: a
     word on its side of the pair among the source's closest to it, sharing ``shared``
     content words with it or more?"""
-    theirs = occurrences(source, changes=True)
+    theirs = occurrences(source, changes=True, figures=True)
     for mine in occurrences(claim):
         if mine.word == word:
             best, winners = _closest(mine, theirs)
