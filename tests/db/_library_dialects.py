@@ -5,9 +5,7 @@ is missing; every relation declared (MySQL and DuckDB reflect none here)."""
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +16,9 @@ from unifind.db.leg import DBLeg
 from unifind.types import Principal, SearchRequest
 
 from ._joins_gen_schema import create, models
+from ._servers import PG_DSN, mysql_database, pg_schema
 
 DIALECTS = ["sqlite", "postgresql", "mysql", "duckdb"]
-PG_DSN = os.environ.get("UNIFIND_TEST_PG_DSN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-MYSQL_DSN = os.environ.get("UNIFIND_TEST_MYSQL_DSN", "mysql+pymysql://root@127.0.0.1:3306/test")
 
 #: Every relation of the schema, declared (DuckDB and MySQL reflect none here).
 RELATIONS: dict[str, dict[str, Any]] = {
@@ -56,48 +53,17 @@ def sqlite_library(tmp: Path) -> Iterator[tuple[str, str | None]]:
 
 
 def _pg() -> Iterator[tuple[str, str | None]]:
-    pytest.importorskip("psycopg", reason='the PostgreSQL driver: pip install "unifind[postgres]"')
-    engine = sa.create_engine(PG_DSN, connect_args={"connect_timeout": 3})
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
-    except sa.exc.OperationalError as exc:
-        engine.dispose()
-        pytest.skip(f"no PostgreSQL server at {PG_DSN} (UNIFIND_TEST_PG_DSN): {exc.orig}")
-    schema = f"unifind_absent_{secrets.token_hex(4)}"
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    create(engine, schema)
-    try:
+    with pg_schema("unifind_absent") as (engine, schema):
+        create(engine, schema)
         yield PG_DSN, schema
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
 
 
 def _mysql() -> Iterator[tuple[str, str | None]]:
-    pytest.importorskip("pymysql", reason='the MySQL driver: pip install "unifind[mysql]"')
-    admin = sa.create_engine(MYSQL_DSN, connect_args={"connect_timeout": 3})
-    try:
-        with admin.connect() as conn:
-            conn.exec_driver_sql("SELECT 1")
-    except sa.exc.OperationalError as exc:
-        admin.dispose()
-        pytest.skip(f"no MySQL/MariaDB server at {MYSQL_DSN} (UNIFIND_TEST_MYSQL_DSN): {exc.orig}")
-    name = f"unifind_absent_{secrets.token_hex(4)}"
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f"CREATE DATABASE `{name}`")
-    url = sa.make_url(MYSQL_DSN).set(database=name).render_as_string(hide_password=False)
-    writer = sa.create_engine(url)
-    create(writer)
-    writer.dispose()
-    try:
+    with mysql_database("unifind_absent") as url:
+        writer = sa.create_engine(url)
+        create(writer)
+        writer.dispose()
         yield url, None
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f"DROP DATABASE `{name}`")
-        admin.dispose()
 
 
 def _duckdb(tmp: Path) -> Iterator[tuple[str, str | None]]:
@@ -111,8 +77,11 @@ def _duckdb(tmp: Path) -> Iterator[tuple[str, str | None]]:
 
 def library(dialect: str, tmp: Path) -> Iterator[tuple[str, str | None]]:
     """The schema on ``dialect``: (url, PostgreSQL schema or None), dropped afterwards."""
-    gen = {"sqlite": lambda: sqlite_library(tmp), "postgresql": _pg, "mysql": _mysql,
-           "duckdb": lambda: _duckdb(tmp)}[dialect]()  # fmt: skip
+    makers: dict[str, Callable[[], Iterator[tuple[str, str | None]]]] = {
+        "sqlite": lambda: sqlite_library(tmp), "postgresql": _pg, "mysql": _mysql,
+        "duckdb": lambda: _duckdb(tmp),
+    }  # fmt: skip
+    gen = makers[dialect]()
     yield next(gen)
     next(gen, None)
 

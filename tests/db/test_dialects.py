@@ -8,8 +8,6 @@ runs in-process on a temporary file (skipped without the ``duckdb`` extra).
 from __future__ import annotations
 
 import datetime as dt
-import os
-import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +23,8 @@ from unifind.db.leg import DBLeg
 from unifind.errors import ConfigError
 from unifind.types import Principal, Reason, SearchRequest, Status
 
-MYSQL_DSN = os.environ.get("UNIFIND_TEST_MYSQL_DSN", "mysql+pymysql://root@127.0.0.1:3306/test")
+from ._servers import mysql_database
+
 DEVSET = yaml.safe_load(
     (Path(__file__).resolve().parents[2] / "bench" / "db_devset.yaml").read_text("utf-8")
 )
@@ -33,33 +32,17 @@ TODAY = dt.date.fromisoformat(DEVSET["today"])
 
 
 def _mysql() -> Iterator[tuple[str, str, str]]:
-    pytest.importorskip("pymysql", reason='the MySQL driver: pip install "unifind[mysql]"')
-    admin = sa.create_engine(MYSQL_DSN, connect_args={"connect_timeout": 3})
-    try:
-        with admin.connect() as conn:
-            conn.exec_driver_sql("SELECT 1")
-    except sa.exc.OperationalError as exc:
-        admin.dispose()
-        pytest.skip(f"no MySQL/MariaDB server at {MYSQL_DSN} (UNIFIND_TEST_MYSQL_DSN): {exc.orig}")
-    name = f"unifind_test_{secrets.token_hex(4)}"
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f"CREATE DATABASE `{name}`")
-    url = sa.make_url(MYSQL_DSN).set(database=name).render_as_string(hide_password=False)
-    writer = sa.create_engine(url)
-    load_demo(writer, today=TODAY)
-    with writer.begin() as conn:
-        # 10^10 joined rows: far longer than any statement timeout below.
-        conn.exec_driver_sql(
-            "CREATE VIEW slow AS SELECT COUNT(*) AS id, 'x' AS name "
-            "FROM seq_1_to_100000 a, seq_1_to_100000 b"
-        )
-    writer.dispose()
-    try:
+    with mysql_database("unifind_test") as url:
+        writer = sa.create_engine(url)
+        load_demo(writer, today=TODAY)
+        with writer.begin() as conn:
+            # 10^10 joined rows: far longer than any statement timeout below.
+            conn.exec_driver_sql(
+                "CREATE VIEW slow AS SELECT COUNT(*) AS id, 'x' AS name "
+                "FROM seq_1_to_100000 a, seq_1_to_100000 b"
+            )
+        writer.dispose()
         yield "mysql", url, url
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f"DROP DATABASE `{name}`")
-        admin.dispose()
 
 
 def _duckdb(tmp: Path) -> Iterator[tuple[str, str, str]]:
@@ -132,7 +115,11 @@ async def test_aggregates_come_back_as_cited_rows(db: tuple[str, str, str]) -> N
         )
     )
     engine.dispose()
-    got = {i.data["category"]: i.data["avg_price"] for i in res.items if i.model == "products"}
+    got = {
+        (i.data or {})["category"]: (i.data or {})["avg_price"]
+        for i in res.items
+        if i.model == "products"
+    }
     assert got.keys() == expected.keys()
     assert all(abs(float(got[k]) - float(v)) < 0.01 for k, v in expected.items())
     assert all(i.type == "db" and i.record_id for i in res.items)

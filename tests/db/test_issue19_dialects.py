@@ -7,8 +7,6 @@ in tests/db/test_issue19_joins.py. The oracle is hand-written SQL on the same da
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,29 +19,15 @@ from unifind.db.demo import DEMO_MODELS_YAML, load_demo
 from unifind.db.leg import DBLeg
 from unifind.types import Principal, SearchRequest
 
-PG_DSN = os.environ.get("UNIFIND_TEST_PG_DSN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+from ._servers import PG_DSN, pg_schema
+
 ACME = Principal(tenant="acme")
 
 
 def _pg() -> Iterator[tuple[str, str, str | None]]:
-    pytest.importorskip("psycopg", reason='the PostgreSQL driver: pip install "unifind[postgres]"')
-    engine = sa.create_engine(PG_DSN, connect_args={"connect_timeout": 3})
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
-    except sa.exc.OperationalError as exc:
-        engine.dispose()
-        pytest.skip(f"no PostgreSQL server at {PG_DSN} (UNIFIND_TEST_PG_DSN): {exc.orig}")
-    schema = f"unifind_test_{secrets.token_hex(4)}"
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    load_demo(engine, schema=schema, today=TODAY)
-    try:
+    with pg_schema("unifind_test") as (engine, schema):
+        load_demo(engine, schema=schema, today=TODAY)
         yield "postgresql", PG_DSN, schema
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
 
 
 @pytest.fixture(scope="module", params=["postgresql", "mysql", "duckdb"])

@@ -5,8 +5,6 @@ server's foreign keys; answers checked against hand-written SQL on the server.""
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,31 +15,17 @@ from unifind.db.leg import DBLeg
 from unifind.types import Principal, SearchRequest
 
 from ._joins_gen_schema import create, models
+from ._servers import PG_DSN as DSN
+from ._servers import pg_schema
 
 pytestmark = pytest.mark.postgres
-DSN = os.environ.get("UNIFIND_TEST_PG_DSN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
 @pytest.fixture(scope="module")
 def pg() -> Iterator[tuple[sa.Engine, str]]:
-    pytest.importorskip("psycopg", reason='the PostgreSQL driver: pip install "unifind[postgres]"')
-    engine = sa.create_engine(DSN, connect_args={"connect_timeout": 3})
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
-    except sa.exc.OperationalError as exc:
-        engine.dispose()
-        pytest.skip(f"no PostgreSQL server at {DSN} (set UNIFIND_TEST_PG_DSN): {exc.orig}")
-    schema = f"unifind_joins_{secrets.token_hex(4)}"
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    create(engine, schema)
-    try:
+    with pg_schema("unifind_joins") as (engine, schema):
+        create(engine, schema)
         yield engine, schema
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
 
 
 def oracle(pg: tuple[sa.Engine, str], sql: str) -> list[tuple[Any, ...]]:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import os
-import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,38 +22,26 @@ from unifind.db.leg import DBLeg
 from unifind.errors import InputError
 from unifind.types import Principal, Reason, SearchRequest, Status
 
+from ._servers import PG_DSN as DSN
+from ._servers import pg_schema
+
 pytestmark = pytest.mark.postgres
-DSN = os.environ.get("UNIFIND_TEST_PG_DSN", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 DEVSET = Path(__file__).resolve().parents[2] / "bench" / "db_devset.yaml"
 
 
 @pytest.fixture(scope="module")
 def pg() -> Iterator[tuple[str, str]]:
-    pytest.importorskip("psycopg", reason='the PostgreSQL driver: pip install "unifind[postgres]"')
-    engine = sa.create_engine(DSN, connect_args={"connect_timeout": 3})
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
-    except sa.exc.OperationalError as exc:
-        engine.dispose()
-        pytest.skip(f"no PostgreSQL server at {DSN} (set UNIFIND_TEST_PG_DSN): {exc.orig}")
-    schema = f"unifind_test_{secrets.token_hex(4)}"
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-        conn.execute(
-            sa.text(
-                f'CREATE VIEW "{schema}".slow AS SELECT 1 AS id, '
-                "'x'::text AS name FROM pg_sleep(5)"
-            )
-        )
-    spec = yaml.safe_load(DEVSET.read_text(encoding="utf-8"))
-    load_demo(engine, schema=schema, today=dt.date.fromisoformat(spec["today"]))
-    try:
-        yield DSN, schema
-    finally:
+    with pg_schema("unifind_test") as (engine, schema):
         with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
+            conn.execute(
+                sa.text(
+                    f'CREATE VIEW "{schema}".slow AS SELECT 1 AS id, '
+                    "'x'::text AS name FROM pg_sleep(5)"
+                )
+            )
+        spec = yaml.safe_load(DEVSET.read_text(encoding="utf-8"))
+        load_demo(engine, schema=schema, today=dt.date.fromisoformat(spec["today"]))
+        yield DSN, schema
 
 
 def models_in(schema: str) -> dict[str, Any]:
