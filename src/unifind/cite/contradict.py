@@ -160,9 +160,26 @@ def _polarity(claim: str, source: str, closest: bool = False) -> Conflict | None
         return None
     if closest and _ASKS.search(source):
         return None  # an aim ("to determine whether ...") states nothing to deny
-    if _has_negator(claim) and not _states_denial(source, terms(claim)):
+    if _denies(claim) and not _states_denial(source, terms(claim)):
         return Conflict("negation", "the claim denies what the source states", "")
     return None
+
+
+def _denies(claim: str) -> bool:
+    """Does the claim deny something: a negator, or a word that says a relation or an
+    effect is absent ("is unrelated to anxiety", "is independent of the genotype")?"""
+    return _has_negator(claim) or bool(_CLAIM_DENIAL.search(claim))
+
+
+# A claim's word for an absent relation or effect. A source's list is wider ("failed to",
+# "lack of": in a claim those name a condition, "mice lacking FGF21 live longer"); an
+# "independent risk factor" is a finding, "independent of" a denial; "unrelated donors" and
+# "unaffected siblings" name a group.
+_CLAIM_DENIAL = re.compile(
+    r"\b(?:unrelated\s+to|independent(?:ly)?\s+of|unaffected\s+by|irrelevant|ineffective|"
+    r"dispensable|(?:is|are|was|were|remains?|remained)\s+(?:\w+\s+)?(?:unaffected|unchanged))\b",
+    re.I,
+)
 
 
 def undenied(claim: str, units: Sequence[str]) -> bool:
@@ -174,7 +191,7 @@ def undenied(claim: str, units: Sequence[str]) -> bool:
     baseline" describes who took part); one that never does can't back it, however similar
     its sentences are. (A Chinese claim citing an English reference, or the reverse, is not
     judged.)"""
-    if not _has_negator(claim):
+    if not _denies(claim):
         return False
     script = [u for u in units if u.isascii() == claim.isascii()]
     wanted = terms(claim)
@@ -255,19 +272,29 @@ def _has_negator(text: str) -> bool:
 
 
 def _negator(words: list[str], i: int) -> bool:
-    """Is ``words[i]`` a negator? "not only X but also Y" adds and "with or without X"
-    covers both: neither denies."""
+    """Is ``words[i]`` a negator? "not only X but also Y" adds, "with or without X" covers
+    both, and "no" naming the group compared ("3 high biomarkers (vs no high biomarkers)",
+    "better than no treatment") describes who, not what: none of them denies."""
     if not (words[i] in _NEGATORS or words[i].endswith("n't")):
         return False
     if words[i] == "without" and i > 0 and words[i - 1] == "or":
+        return False
+    if words[i] == "no" and i > 0 and words[i - 1] in _COMPARED:
         return False
     return i + 1 >= len(words) or words[i + 1] not in _NOT_DENYING
 
 
 _NOT_DENYING = frozenset(["only", "just", "merely", "solely"])
+_COMPARED = frozenset(["vs", "versus", "than"])
 
 
 def _negation(claim: str, source: str, shared: frozenset[str]) -> Conflict | None:
+    # A word and its negative-prefixed form are one word, negated in the second
+    # ("inaccurate" against "more accurate", "unrelated" against "related").
+    # A claim holding both ("from unstable to stable") is not compared on that word.
+    mine = _bases(claim)
+    shared = (shared - (mine & terms(claim))) | (mine & terms(source) - terms(claim))
+    shared |= _bases(source) & terms(claim)
     for term in sorted(shared):
         in_claim, in_source = _negated(claim, term), _negated_like(source, term, claim)
         if in_claim is not None and in_source is not None and in_claim != in_source:
@@ -299,7 +326,7 @@ def _occurrences(text: str, term: str) -> list[tuple[bool, frozenset[str]]]:
     :data:`ANCHOR_WORDS` of it (Chinese: the whole text's)."""
     if not term.isascii():
         at = [m.start() for m in re.finditer(re.escape(term), text)]
-        return [(any(c in _ZH_NEGATORS for c in text[max(0, i - 2) : i]), frozenset()) for i in at]
+        return [(_zh_negated(text, i), frozenset()) for i in at]
     words = [w.lower() for w in _WORD.findall(text)]
     out: list[tuple[bool, frozenset[str]]] = []
     scope = False
@@ -307,10 +334,10 @@ def _occurrences(text: str, term: str) -> list[tuple[bool, frozenset[str]]]:
         if word in _NEGATORS or word.endswith("n't"):
             scope = _negator(words, i)  # the next content word is the one negated ("not free")
             continue
-        if term in _stems(word):
+        if term in _stems(word) or term == _base(word):
             near = words[max(0, i - ANCHOR_WORDS) : i] + words[i + 1 : i + 1 + ANCHOR_WORDS]
             about = frozenset(t for w in near for t in _stems(w) if t != term and not _numeric(t))
-            out.append((scope, about))
+            out.append((scope != (term == _base(word)), about))  # "not inaccurate" affirms
         # Auxiliaries and adverbs pass ("is not significantly associated").
         if scope and word not in _PASS_OVER and not (word.endswith("ly") and len(word) > 4):
             scope = False
@@ -319,6 +346,45 @@ def _occurrences(text: str, term: str) -> list[tuple[bool, frozenset[str]]]:
 
 #: Words either side of a word that say what it is about.
 ANCHOR_WORDS = 6
+
+
+def _zh_negated(text: str, at: int) -> bool:
+    """A negator in the two characters before ``at``, not one naming the group compared
+    ("与无高标志物者相比": those with no high marker)."""
+    return any(
+        text[k] in _ZH_NEGATORS and text[k - 1 : k] not in _ZH_COMPARED
+        for k in range(max(0, at - 2), at)
+    )
+
+
+_ZH_COMPARED = frozenset("与比较")
+
+
+def _bases(text: str) -> frozenset[str]:
+    """The terms of the words ``text`` writes with a negative prefix ("inaccurate": accur)."""
+    return frozenset(b for w in _WORD.findall(text) if (b := _base(w.lower())))
+
+
+@functools.lru_cache(maxsize=65536)
+def _base(word: str) -> str:
+    """The term of the adjective a negative prefix denies ("inaccurate", "insufficient",
+    "irrelevant", "unrelated", "unstable"), or "". Only before an adjective's ending, so
+    "improve" (prove), "impaired" (paired) and "inform" are no negations; "un" also before
+    a participle ("unaffected"). "non-" is left out: it names a group compared
+    ("nonsmokers", "non-diabetic"), as does "inpatient"."""
+    m = _PREFIXED.fullmatch(word)
+    if m is None or word in _NOT_PREFIXED:
+        return ""
+    stems = _stems(m.group(2) or m.group(4))
+    return next(iter(stems)) if len(stems) == 1 and not stems & _stems(word) else ""
+
+
+_PREFIXED = re.compile(
+    r"(un)([a-z]{2,}(?:ed|able|ible|ive|ate|ant|ent|al|ic|ous|ful|ar|ct|id|ure|ile|ly))"
+    r"|(in|im|il|ir)([a-z]{2,}(?:able|ible|ive|ate|ant|ent|al|ic|ous|ar|ct|id|ure|ile|ete))"
+)
+_NOT_PREFIXED = frozenset(["inpatient", "inpatients", "inherent", "innate", "interval",
+                           "internal", "intestinal", "intimate", "unilateral"])  # fmt: skip
 
 
 @functools.lru_cache(maxsize=65536)
@@ -359,7 +425,10 @@ def agrees(claim: str, source: str, found: Conflict) -> bool:
     if found.kind == "negation" and not found.key:
         return not _ASKS.search(source) and _states_denial(source, terms(claim))
     if found.kind == "negation":
-        return _negated(source, found.key) == _negated(claim, found.key)
+        # Where the word is about what the claim's is ("no association with 8 cancers; ...
+        # associated with prostate cancer" does not agree with "not associated with
+        # prostate cancer").
+        return _negated_like(source, found.key, claim) == _negated(claim, found.key)
     if found.kind == "direction":
         # An aim ("to assess whether HPV testing decreases detection") states no direction.
         return not _ASKS.search(source) and states(source, claim, found.key, found.shared)
@@ -382,8 +451,18 @@ def _names(sentence: str) -> list[str]:
     """Proper names: capitalised words ("France", "Utrecht") not at the start of the
     sentence or of a list item. Acronyms and gene names ("ESCs", "fox0", "IL-6") are left
     out: their spellings vary too much between a claim and its source to call a swap."""
-    words = _WORD.findall(re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", sentence))
-    return [w for i, w in enumerate(words) if i > 0 and _PROPER.fullmatch(w)]
+    body = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", sentence)
+    words = list(_WORD.finditer(body))
+    return [m.group(0) for i, m in enumerate(words)
+            if i > 0 and _PROPER.fullmatch(m.group(0)) and not _glued(body, m)]  # fmt: skip
+
+
+def _glued(text: str, m: re.Match[str]) -> bool:
+    """Is the word one part of a compound name ("PD-1+Eomes+CD8", "CD8/Treg ratio")?"""
+    return text[m.start() - 1 : m.start()] in _JOINS or text[m.end() : m.end() + 1] in _JOINS
+
+
+_JOINS = frozenset(["+", "/"])
 
 
 _PROPER = re.compile(r"[A-Z][a-z]{2,}")

@@ -135,7 +135,12 @@ class SourceSentences:
                 continue
             # A sentence at least as aligned that states the point as the claim does wins;
             # one silent on it (an abstract's "OBJECTIVE To determine ...") does not.
-            rivals = [units[j] for s, j in scored if s >= share - _NEAR and j != i]
+            # A less aligned one only when it is about everything the contradicting one is
+            # ("not associated with bladder cancer" does not answer "associated with
+            # prostate cancer").
+            about = claim_terms & terms(units[i]) if found.key else frozenset()
+            rivals = [units[j] for s, j in scored if units[j] != units[i] and (
+                s >= share or (s >= share - _NEAR and about <= terms(units[j])))]  # fmt: skip
             if not any(agrees(claim, u, found) for u in rivals):
                 return Evidence(citation_id, units[i], round(share, 3)), found
         # No rule fired: a closely aligned sentence that reports the claim's effect as

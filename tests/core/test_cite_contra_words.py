@@ -1,0 +1,144 @@
+"""The dataset's contradictions (issue #20, round 5): a claim's own words for an absent
+relation, negative prefixes, a rival sentence about something else, and words misread as a
+negation or a name. English and Chinese where the rule is about words."""
+
+from __future__ import annotations
+
+import pytest
+
+from unifind.cite.contradict import conflict
+from unifind.cite.verdict import SourceSentences
+
+
+def _judged(claim: str, text: str) -> str | None:
+    _, found = SourceSentences().judge(claim, "ref_001", text)
+    return found.kind if found else None
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Air pollution exposure is unrelated to anxiety prevalence.",
+         "Air pollution exposure was associated with higher anxiety prevalence."),
+        ("Treatment outcome is independent of the patient's genotype.",
+         "Treatment outcome was associated with the patient's genotype."),
+        ("Integrated care is ineffective at tackling multiple comorbidities.",
+         "Integrated care was effective at tackling multiple comorbidities."),
+        ("空气污染暴露与焦虑患病率无关。", "空气污染暴露与焦虑患病率升高显著相关。"),
+    ],
+)  # fmt: skip
+def test_a_claims_word_for_an_absent_relation_denies(claim: str, source: str) -> None:
+    found = conflict(claim, source, closest=True)
+    assert found is not None and found.kind == "negation"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        # a finding, not a denial
+        ("Smoking is an independent risk factor for anxiety prevalence.",
+         "Smoking was associated with higher anxiety prevalence."),
+        # names a group
+        ("Matching improves transplant outcomes with unrelated donors.",
+         "Matching improves transplant outcomes with unrelated donors in adults."),
+        # the source denies too
+        ("Air pollution exposure is unrelated to anxiety prevalence.",
+         "Air pollution exposure was not associated with anxiety prevalence."),
+        ("空气污染暴露与焦虑患病率无关。", "空气污染暴露与焦虑患病率没有关联。"),
+    ],
+)  # fmt: skip
+def test_no_denial_to_contradict(claim: str, source: str) -> None:
+    assert conflict(claim, source, closest=True) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Ambulatory monitoring is inaccurate at diagnosing hypertension.",
+         "Ambulatory monitoring is more accurate than clinic monitoring at diagnosing "
+         "hypertension."),
+        ("Ambulatory monitoring is accurate at diagnosing hypertension.",
+         "Ambulatory monitoring is inaccurate at diagnosing hypertension."),
+        ("The inhibitor is inactive against KDM5A in cells.",
+         "The inhibitor was active against KDM5A in cells."),
+        ("动态血压监测诊断高血压不准确。", "动态血压监测诊断高血压比诊所测量更准确。"),
+    ],
+)  # fmt: skip
+def test_a_negative_prefix_negates_the_word(claim: str, source: str) -> None:
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "negation"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        # no prefix: "improve" is not "prove", "impaired" not "paired", "inpatient" a setting
+        ("Exercise improves memory in older adults.",
+         "Exercise proves useful for memory in older adults."),
+        ("The reflex is impaired in older adults.",
+         "The reflex was measured in paired older adults."),
+        ("Inpatient care lowers costs of pneumonia.", "Patient care lowers costs of pneumonia."),
+        # the claim holds both words: a change from one to the other
+        ("Cyclin A2 destruction switches kinetochores from unstable to stable attachments.",
+         "Cyclin A2 destruction makes kinetochore attachments stable."),
+        ("动态血压监测诊断高血压准确。", "动态血压监测诊断高血压比诊所测量更准确。"),
+    ],
+)  # fmt: skip
+def test_no_negative_prefix(claim: str, source: str) -> None:
+    assert conflict(claim, source) is None
+
+
+def test_a_rival_that_agrees_must_be_about_what_the_contradicting_sentence_is() -> None:
+    claim = "Drug use is not associated with an increased risk of prostate cancer."
+    text = (
+        "Drug use was not associated with an increased risk of bladder cancer. "
+        "Drug use was associated with an increased risk of prostate cancer."
+    )
+    assert _judged(claim, text) == "negation"
+    # a rival about everything the contradicting sentence is about answers for the claim
+    text += " In men, drug use was not associated with an increased risk of prostate cancer."
+    assert _judged(claim, text) is None
+
+
+def test_a_rival_must_be_about_the_same_thing_in_chinese() -> None:
+    claim = "服药患者的前列腺癌风险不升高。"
+    assert _judged(claim, "服药患者的膀胱癌风险不升高。服药患者的前列腺癌风险升高。") == "negation"
+    assert _judged(claim, "服药患者的前列腺癌风险升高。服药患者的前列腺癌风险不升高。") is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("High levels of CRP lead to a higher risk of exacerbations.",
+         "The risks of exacerbations in those with 3 high biomarkers (vs no high biomarkers) "
+         "were 62% (vs 24%)."),
+        ("Drug therapy is better for back pain.", "Drug therapy is better than no therapy for "
+         "back pain."),
+        ("糖尿病患者的出血风险升高。", "与无糖尿病者相比，糖尿病患者的出血风险升高。"),
+    ],
+)  # fmt: skip
+def test_no_naming_the_group_compared_is_no_negation(claim: str, source: str) -> None:
+    assert conflict(claim, source) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("High levels of CRP lead to a higher risk of exacerbations.",
+         "There is no high risk of exacerbations with CRP levels."),
+        ("糖尿病患者的出血风险升高。", "患者无糖尿病，出血风险升高。"),
+    ],
+)  # fmt: skip
+def test_a_no_that_is_not_a_compared_group_still_negates(claim: str, source: str) -> None:
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "negation"
+
+
+def test_a_part_of_a_compound_name_is_no_name_swapped() -> None:
+    claim = "In melanoma, anti-CTLA-4 treatment reinvigorates exhausted PD-1+Eomes+CD8 T cells."
+    source = "In melanoma, treatment reverses exhaustion of T cells and the CD8/Treg ratio."
+    assert conflict(claim, source, reference=source) is None
+    swapped = "In melanoma, treatment by Pfizer reinvigorates exhausted T cells."
+    found = conflict("In melanoma, treatment by Novartis reinvigorates exhausted T cells.",
+                     swapped, reference=swapped)  # fmt: skip
+    assert found is not None and found.kind == "entity"
