@@ -128,3 +128,30 @@ _ZH_STIFF = "在僵硬基质上，细胞促进β-连环蛋白降解并抑制分�
 def test_what_the_word_acts_on_decides(claim: str, source: str, opposed: bool) -> None:
     found = conflict(claim, source)
     assert (found is not None and found.kind == "direction") is opposed
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "opposed"),
+    [
+        # an activate / inhibit word naming a kind of thing states no finding
+        ("Active Ly49Q induces neutrophil polarization.",
+         "An inhibitory receptor, Ly49Q, was crucial for neutrophil polarization.", False),
+        ("Peroxynitrite induces T cell tolerance.",
+         "T cell tolerance is induced by myeloid-derived suppressor cells and peroxynitrite.",
+         False),
+        ("Beta-blockers improve heart failure outcomes.",
+         "Beta-blockers improve heart failure outcomes.", False),
+        ("The small-molecule compound activates pluripotency.",
+         "The small-molecule inhibitor MM-401 reprograms cells to pluripotency.", False),
+        # with "of" the agent states what it does
+        ("The compound activates mTOR signalling.",
+         "The compound is an inhibitor of mTOR signalling.", True),
+        ("Ly49Q受体诱导中性粒细胞极化。", "Ly49Q是一种抑制性受体，对中性粒细胞极化很重要。",
+         False),
+        ("该化合物激活多能性。", "小分子抑制剂使细胞重编程为多能性。", False),
+        ("该化合物激活多能性。", "该化合物抑制多能性。", True),
+    ],
+)  # fmt: skip
+def test_a_word_naming_a_kind_is_no_direction(claim: str, source: str, opposed: bool) -> None:
+    found = conflict(claim, source)
+    assert (found is not None and found.kind == "direction") is opposed

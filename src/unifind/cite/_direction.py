@@ -98,7 +98,7 @@ def occurrences(text: str, *, changes: bool = False, figures: bool = False) -> l
     if not text.isascii():
         out += _chinese(text, changes)
     words = [w.lower() for w in _WORD.findall(text)]
-    found = [(i, _sides(w)) for i, w in enumerate(words)]
+    found = [(i, () if _kind(words, i) else _sides(w)) for i, w in enumerate(words)]
     acts = _acting(text, words, found)
     for i, sides in found:
         if not sides or _negated(words, i) or (i > 0 and _bound(words[i - 1], words[i])):
@@ -195,6 +195,10 @@ def _acting(
 _ZH_CHANGE = frozenset(["增加", "提高", "上升", "增长", "升高", "减少", "降低", "下降", "减轻",
                         "促进", "激活", "诱导", "抑制", "阻断", "灭活"])  # fmt: skip
 _ZH_ACTING = 3
+# An activate / inhibit word that names a kind: 抑制剂 (an inhibitor), 抑制性受体 (an inhibitory
+# receptor), 阻断剂 (a blocker), 诱导物 (an inducer).
+_ZH_KIND = re.compile(r"剂|性|子|因子|物")
+_ZH_CAUSE = next(i for i, (_, less) in enumerate(PAIRS) if "抑制" in less)
 _ZH_APART = re.compile(r"[，,、；;：:（）()和或但而及与并]")
 
 
@@ -204,7 +208,8 @@ def _chinese(text: str, changes: bool) -> list[Occurrence]:
     found = sorted((m.start(), w, pair, side)
                    for pair, both in enumerate(PAIRS) for side, entries in enumerate(both)
                    for w in entries if not w.isascii()
-                   for m in re.finditer(re.escape(w), text))  # fmt: skip
+                   for m in re.finditer(re.escape(w), text)
+                   if not (pair == _ZH_CAUSE and _ZH_KIND.match(text, m.end())))  # fmt: skip
     out, acted = [], set()
     for k, (at, w, pair, side) in enumerate(found):
         nxt = found[k + 1] if k + 1 < len(found) else None
@@ -323,6 +328,23 @@ def _closest(mine: Occurrence, theirs: list[Occurrence]) -> tuple[int, list[Occu
         elif shared == best and shared:
             winners.append(o)
     return best, winners
+
+
+def _kind(words: list[str], i: int) -> bool:
+    """Does an activate / inhibit word name a kind of thing rather than state what it does
+    ("an inhibitory receptor", "myeloid-derived suppressor cells", "the small-molecule
+    inhibitor MM-401", "beta-blockers", "the promoter")? With "of" it states it ("an
+    inhibitor of mTOR")."""
+    if words[i + 1 : i + 2] == ["of"]:
+        return False
+    return any(
+        words[i].startswith(stem) and words[i][len(stem) :] in _KIND_ENDINGS
+        for stem in PAIRS[_CAUSE][0] + PAIRS[_CAUSE][1]
+    )
+
+
+_CAUSE = 1  # the activate / inhibit pair
+_KIND_ENDINGS = frozenset(["or", "ors", "er", "ers", "ory", "ive", "ives"])
 
 
 def _bound(before: str, word: str) -> bool:
