@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from unifind.errors import InputError, StoreError
-from unifind.kb import _hnsw, _write
+from unifind.kb import _hnsw, _schema, _write
 from unifind.kb._lexical import LexicalIndex, encode_postings
 from unifind.kb._topk import top_k
 from unifind.kb.base import ChunkIn, DocumentIn
@@ -67,6 +67,35 @@ def test_data_survives_reopening(store: SQLiteStore, path: Path) -> None:
     with SQLiteStore(path) as again:
         assert again.lexical_search("docs", ["kept"], limit=5) == before
         assert ids(again.vector_search("docs", vec(1, 0, 0, 0), limit=5)) == ids(before)
+
+
+def test_every_connection_limits_the_wal(store: SQLiteStore) -> None:
+    def limit() -> int:
+        return int(store._conn().execute("PRAGMA journal_size_limit").fetchall()[0][0])
+
+    seen: list[int] = []
+    worker = threading.Thread(target=lambda: seen.append(limit()))  # its own connection
+    worker.start()
+    worker.join()
+    assert [limit(), *seen] == [64 * 1024 * 1024] * 2
+
+
+@pytest.mark.parametrize("cap", [64 * 1024, -1])
+def test_the_wal_shrinks_to_the_limit_after_a_checkpoint(
+    path: Path, monkeypatch: pytest.MonkeyPatch, cap: int
+) -> None:
+    monkeypatch.setattr(_schema, "JOURNAL_SIZE_LIMIT", cap)
+    wal = path.with_name(path.name + "-wal")
+    with SQLiteStore(path) as store:
+        store.create_collection("t", embedder=None, dim=None)
+        store.upsert_document("t", doc("big"), [chunk(0, "word " * 400_000)])  # ~2 MB of WAL
+        grown = wal.stat().st_size
+        store._conn().execute("PRAGMA wal_checkpoint(PASSIVE)")
+        store.upsert_document("t", doc("small"), [chunk(0, "tiny")])  # restarts the WAL
+        if cap > 0:
+            assert grown > 1_000_000 >= cap >= wal.stat().st_size
+        else:  # no limit (SQLite's default): the file keeps its largest size
+            assert wal.stat().st_size == grown > 1_000_000
 
 
 def test_vectors_are_normalised_on_write(store: SQLiteStore) -> None:

@@ -21,6 +21,11 @@ SCHEMA_VERSION = 2
 #: ``PRAGMA application_id`` marks the file as ours ("UnFd"), so we never adopt a foreign DB
 #: (https://sqlite.org/pragma.html#pragma_application_id).
 APPLICATION_ID = 0x556E4664
+#: What the WAL file is cut back to once a checkpoint has copied it all into the database:
+#: without a limit it keeps the size of the largest write since it was opened (a bulk
+#: ingest or migration can leave gigabytes) and SQLite reuses it rather than shrink it
+#: (https://sqlite.org/pragma.html#pragma_journal_size_limit). Per connection, not stored.
+JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 
 _DDL = """
 CREATE TABLE collections (
@@ -120,6 +125,7 @@ def connect(path: Path, busy_timeout_ms: int) -> apsw.Connection:
         # NORMAL is durable across process crashes in WAL mode; only power loss can drop
         # the last commits (https://sqlite.org/pragma.html#pragma_synchronous).
         conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(f"PRAGMA journal_size_limit = {int(JOURNAL_SIZE_LIMIT)}")
     except apsw.Error as exc:
         raise StoreError(f"cannot open the SQLite KB store {path}: {exc}") from exc
     return conn
