@@ -17,6 +17,7 @@ from unifind.kb.migrate import migrate
 from unifind.kb.routing import CATALOG, RoutingStore, open_routing
 from unifind.kb.sqlite import SQLiteStore
 from unifind.kb.stores import canonical, open_store
+from unifind.testing._kb_bulk import EXPECTED, ROUNDS
 from unifind.testing.kb_store import KBStoreConformance, chunk, doc, ids, vec
 
 
@@ -116,6 +117,37 @@ def test_placing_on_the_configured_store_is_creating_there(
     assert [c.name for c in routing.default.list_collections()] == ["a"]
 
 
+def test_a_batch_is_written_in_the_store_holding_its_collection(
+    routing: RoutingStore, tmp_path: Path
+) -> None:
+    routing.create_collection("here", embedder=None, dim=None)
+    routing.create_collection("there", embedder=None, dim=None, store=_x(tmp_path))
+    batch = [(doc("a"), [chunk(0, "refund")]), (doc("b"), [chunk(0, "shipping")])]
+    assert routing.upsert_documents("there", batch) == ["added", "added"]
+    assert routing.store_at(_x(tmp_path)).get_collection("there").documents == 2
+    assert routing.get_collection("here").documents == 0
+    with pytest.raises(UnknownName):  # not written into the configured store's file
+        routing.default.get_collection("there")
+    with pytest.raises(UnknownName):
+        routing.upsert_documents(CATALOG, batch)
+
+
+class _NoBatches(SQLiteStore):
+    """A store that writes one document at a time (a third-party store may)."""
+
+    upsert_documents = None  # type: ignore[assignment]
+
+
+def test_a_batch_into_a_store_without_batches_is_written_one_by_one(tmp_path: Path) -> None:
+    spec = f"sqlite://{tmp_path}/kb.db"
+    with RoutingStore(_NoBatches(tmp_path / "kb.db"), spec=spec, home=tmp_path) as routing:
+        routing.create_collection("docs", embedder="test-4d", dim=4)
+        assert routing.batch_writer("docs") is None  # so ingest writes one by one too
+        for docs, expected in zip(ROUNDS, EXPECTED, strict=True):
+            assert routing.upsert_documents("docs", docs) == expected
+        assert [d.document_id for d in routing.list_documents("docs")] == list("abcdef")
+
+
 def test_a_second_process_follows_a_move_it_has_not_read_yet(tmp_path: Path) -> None:
     spec = f"sqlite://{tmp_path}/kb.db"
     one = open_routing(spec, tmp_path)
@@ -132,6 +164,8 @@ def test_a_second_process_follows_a_move_it_has_not_read_yet(tmp_path: Path) -> 
         assert two.location("docs") == canonical(_x(tmp_path), tmp_path)  # ... two's cache
         assert ids(two.lexical_search("docs", ["refund"], limit=5))  # re-read, retried
         assert two.location("docs") == canonical(y, tmp_path)
+        two.upsert_documents("docs", [(doc("b"), [chunk(0, "b", vector=vec(0, 1, 0, 0))])])
+        assert one.store_at(y).get_collection("docs").documents == 2  # where it lives now
         one.delete_collection("docs")
         with pytest.raises(UnknownName):
             two.vector_search("docs", vec(1, 0, 0, 0), limit=5)

@@ -353,6 +353,23 @@ class RoutingStore(KBStore):
     ) -> UpsertOutcome:
         return self._call(collection, lambda s: s.upsert_document(collection, doc, chunks))
 
+    def upsert_documents(
+        self, collection: str, batch: Sequence[tuple[DocumentIn, Sequence[ChunkIn]]]
+    ) -> list[UpsertOutcome]:
+        """Write ``batch`` through the holding store's ``upsert_documents``: one transaction,
+        all of it or none. A store without batches writes it one by one (each document
+        atomic, the batch not: as ``kb ingest`` writes into it)."""
+
+        def write(store: KBStore) -> list[UpsertOutcome]:
+            many: Callable[..., list[UpsertOutcome]] | None = getattr(
+                store, "upsert_documents", None
+            )
+            if many is not None:
+                return many(collection, batch)
+            return [store.upsert_document(collection, doc, chunks) for doc, chunks in batch]
+
+        return self._call(collection, write)
+
     def batch_writer(self, collection: str) -> Callable[..., list[UpsertOutcome]] | None:
         """The holding store's ``upsert_documents`` (many documents in one transaction),
         or None where it writes one by one (ingest then writes document by document)."""
