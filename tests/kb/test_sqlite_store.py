@@ -71,7 +71,9 @@ def test_data_survives_reopening(store: SQLiteStore, path: Path) -> None:
 
 def test_every_connection_limits_the_wal(store: SQLiteStore) -> None:
     def limit() -> int:
-        return int(store._conn().execute("PRAGMA journal_size_limit").fetchall()[0][0])
+        value = store._conn().execute("PRAGMA journal_size_limit").fetchall()[0][0]
+        assert isinstance(value, int)
+        return value
 
     seen: list[int] = []
     worker = threading.Thread(target=lambda: seen.append(limit()))  # its own connection
