@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -13,6 +14,9 @@ from unifind.db.demo import DEMO_MODELS_YAML, create_demo
 from unifind.db.execute import make_engine
 from unifind.db.leg import DBLeg
 from unifind.db.models import Model, introspect, load_models
+from unifind.types import Principal, SearchRequest
+
+from ._joins_gen_schema import create, models
 
 TODAY = dt.date(2024, 6, 15)
 
@@ -38,7 +42,7 @@ def leg(shop_path: Path) -> Iterator[DBLeg]:
     shop.close()
 
 
-def ids(conn_url: str, sql: str) -> list[int]:
+def ids(conn_url: str, sql: str) -> list[Any]:
     """Row ids of hand-written SQL, the oracle the leg is checked against."""
     engine = sa.create_engine(conn_url)
     try:
@@ -57,3 +61,38 @@ def sports(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
     leg = DBLeg(url, models)
     yield leg, url
     leg.close()
+
+
+def library_leg(tmp: Path, *, tenant: bool) -> tuple[DBLeg, str]:
+    """The library schema (tests/db/_joins_gen_schema.py) in a new SQLite file under
+    ``tmp``: a leg over it (close it) and its URL, for the oracle."""
+    url = f"sqlite:///{tmp / 'library.sqlite'}"
+    engine = sa.create_engine(url)
+    create(engine)
+    engine.dispose()
+    return DBLeg(url, models(tenant=tenant)), url
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
+    """The library schema with its tenants, for the QueryDSL tests: (leg, URL)."""
+    leg, url = library_leg(tmp_path, tenant=True)
+    yield leg, url
+    leg.close()
+
+
+def rows(conn_url: str, sql: str) -> list[tuple[Any, ...]]:
+    """Whole rows of hand-written SQL (``ids`` keeps the first column only)."""
+    engine = sa.create_engine(conn_url)
+    try:
+        with engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(sa.text(sql))]
+    finally:
+        engine.dispose()
+
+
+async def run_dsl(leg: DBLeg, dsl: dict[str, Any], principal: Principal | None = None) -> Any:
+    """The leg's answer to an agent's QueryDSL ``dsl`` (a SearchResult; typed Any so the
+    tests may index ``item.data``, which is None only for a failure they assert on)."""
+    req = SearchRequest(type="db", query="agent query", uses="dsl", dsl=dsl, limit=100)
+    return await leg.search(req, principal=principal)

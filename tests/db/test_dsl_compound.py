@@ -7,46 +7,18 @@ with the reason when its server or driver is missing). Oracles are hand-written 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from tests.db.test_issue19_dialects import _ask, _truth, db  # noqa: F401  (fixture)
 
-from unifind.db.leg import DBLeg
 from unifind.errors import InputError
-from unifind.types import Principal, Reason, SearchRequest, Status
+from unifind.types import Principal, Reason, Status
 
-from ._joins_gen_schema import create, models
+from .conftest import rows as truth
+from .conftest import run_dsl
 
 NORTH = Principal(tenant="north")
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
-    url = f"sqlite:///{tmp_path / 'library.sqlite'}"
-    engine = sa.create_engine(url)
-    create(engine)
-    engine.dispose()
-    leg = DBLeg(url, models(tenant=True))
-    yield leg, url
-    leg.close()
-
-
-def truth(url: str, sql: str) -> list[tuple[Any, ...]]:
-    engine = sa.create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return [tuple(r) for r in conn.execute(sa.text(sql))]
-    finally:
-        engine.dispose()
-
-
-async def run(leg: DBLeg, dsl: dict[str, Any], principal: Principal | None = None) -> Any:
-    req = SearchRequest(type="db", query="agent query", uses="dsl", dsl=dsl, limit=100)
-    return await leg.search(req, principal=principal)
 
 
 def genre(g: str) -> dict[str, Any]:
@@ -60,7 +32,7 @@ async def test_set_operations_give_the_sets_rows(library: Any, op: str, sql_op: 
     leg, url = library
     dsl = {**genre("travel"), "compound": [{"op": op, "query": genre("fantasy")}],
            "orders": [{"field": "author_id", "sort": "desc"}]}  # fmt: skip
-    res = await run(leg, dsl)
+    res = await run_dsl(leg, dsl)
     want = truth(
         url,
         f"SELECT author_id FROM books WHERE genre = 'travel' {sql_op} "
@@ -75,7 +47,7 @@ async def test_a_set_operation_over_two_models_and_groups(library: Any) -> None:
     dsl = {"model": "members", "select": ["name"], "wheres": [{"field": "city", "value": "Oslo"}],
            "compound": [{"op": "union", "query": {"model": "authors", "select": ["name"],
                          "wheres": [{"field": "country", "value": "Norway"}]}}]}  # fmt: skip
-    res = await run(leg, dsl, NORTH)
+    res = await run_dsl(leg, dsl, NORTH)
     want = truth(
         url,
         "SELECT name FROM members WHERE city = 'Oslo' UNION SELECT name FROM "
@@ -83,14 +55,14 @@ async def test_a_set_operation_over_two_models_and_groups(library: Any) -> None:
     )
     assert [(i.data["name"],) for i in res.items] == want and len(want) == 4
     # the second model is protected: without a caller the query is refused, not half-read
-    res = await run(leg, dsl)
+    res = await run_dsl(leg, dsl)
     report = next(r for r in res.reports if r.backend == "members")
     assert report.status is Status.DEGRADED and report.reason is Reason.FORBIDDEN
     # groups and aggregates: authors' book counts, except those of fantasy writers
     count = {"model": "books", "groups": ["author_id"], "aggregates": [{"fn": "count"}]}
     dsl = {**count, "compound": [{"op": "except", "query": {**count, "wheres": [
         {"field": "genre", "value": "fantasy"}]}}]}  # fmt: skip
-    res = await run(leg, dsl)
+    res = await run_dsl(leg, dsl)
     want = truth(url, "SELECT author_id, count(*) FROM books GROUP BY author_id EXCEPT "
                       "SELECT author_id, count(*) FROM books WHERE genre = 'fantasy' "
                       "GROUP BY author_id ORDER BY 1")  # fmt: skip
@@ -113,12 +85,12 @@ async def test_bad_set_operations_are_refused(
     leg, _ = library
     part = {"op": "union", "query": genre("fantasy"), **change}
     with pytest.raises(InputError, match=message) as err:
-        await run(leg, {**genre("travel"), "compound": [part]})
+        await run_dsl(leg, {**genre("travel"), "compound": [part]})
     assert "SELECT" not in str(err.value)
     with pytest.raises(InputError, match="names its fields"):
-        await run(leg, {"model": "books", "compound": [{"op": "union", "query": genre("x")}]})
+        await run_dsl(leg, {"model": "books", "compound": [{"op": "union", "query": genre("x")}]})
     with pytest.raises(InputError, match="at most one"):
-        await run(leg, {**genre("a"), "compound": [{"op": "union", "query": genre("b")}] * 2})
+        await run_dsl(leg, {**genre("a"), "compound": [{"op": "union", "query": genre("b")}] * 2})
 
 
 async def test_set_operations_on_every_dialect(db: tuple[str, str | None]) -> None:  # noqa: F811

@@ -9,53 +9,25 @@ when its server or driver is missing). Oracles are hand-written SQL.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from tests.db.test_issue19_dialects import _ask, _truth, db  # noqa: F401  (fixture)
 
 from unifind.db.dsl import dsl_json_schema
-from unifind.db.leg import DBLeg
 from unifind.errors import InputError
-from unifind.types import Principal, SearchRequest
+from unifind.types import Principal
 
-from ._joins_gen_schema import create, models
+from .conftest import ids as truth
+from .conftest import run_dsl
 
 NORTH, SOUTH = Principal(tenant="north"), Principal(tenant="south")
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
-    url = f"sqlite:///{tmp_path / 'library.sqlite'}"
-    engine = sa.create_engine(url)
-    create(engine)
-    engine.dispose()
-    leg = DBLeg(url, models(tenant=True))
-    yield leg, url
-    leg.close()
-
-
-def truth(url: str, sql: str) -> list[Any]:
-    engine = sa.create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return [r[0] for r in conn.execute(sa.text(sql))]
-    finally:
-        engine.dispose()
-
-
-async def run(leg: DBLeg, dsl: dict[str, Any], principal: Principal | None = None) -> Any:
-    req = SearchRequest(type="db", query="agent query", uses="dsl", dsl=dsl, limit=100)
-    return await leg.search(req, principal=principal)
 
 
 async def test_a_field_compared_with_another_field_of_the_query(library: Any) -> None:
     leg, url = library
     same = {"field": "borrower.city", "value": {"field": "lender.city"}}
-    res = await run(leg, {"model": "loans", "select": ["id"], "wheres": [same]})
+    res = await run_dsl(leg, {"model": "loans", "select": ["id"], "wheres": [same]})
     sql = (
         "SELECT l.id FROM loans l JOIN members b ON b.id = l.borrower_id JOIN members d "
         "ON d.id = l.lender_id WHERE b.city = d.city ORDER BY l.id"
@@ -63,10 +35,10 @@ async def test_a_field_compared_with_another_field_of_the_query(library: Any) ->
     want = truth(url, sql)
     assert want == [4] and [i.data["id"] for i in res.items] == want
     other = {**same, "op": "!="}
-    res = await run(leg, {"model": "loans", "select": ["id"], "wheres": [other]})
+    res = await run_dsl(leg, {"model": "loans", "select": ["id"], "wheres": [other]})
     assert [i.data["id"] for i in res.items] == [1, 2, 3]
     # numbers with numbers, on the model's own columns: loans lent by their borrower's id
-    res = await run(leg, {"model": "loans", "select": ["id"],
+    res = await run_dsl(leg, {"model": "loans", "select": ["id"],
                           "wheres": [{"field": "borrower_id", "op": "<",
                                       "value": {"field": "lender_id"}}]})  # fmt: skip
     want = truth(url, "SELECT id FROM loans WHERE borrower_id < lender_id ORDER BY id")
@@ -78,9 +50,9 @@ async def test_a_compared_field_joins_with_its_permission(library: Any) -> None:
     # authors are tenant-protected: the field of the compared side joins them, checked
     other = {"field": "title", "op": "!=", "value": {"field": "authors.name"}}
     dsl = {"model": "books", "select": ["id"], "wheres": [other]}
-    north = await run(leg, dsl, NORTH)
+    north = await run_dsl(leg, dsl, NORTH)
     assert [i.data["id"] for i in north.items] == [1, 2, 4, 5, 7]  # books of north's authors
-    nobody = await run(leg, dsl)
+    nobody = await run_dsl(leg, dsl)
     assert nobody.items == () and not nobody.ok
 
 
@@ -99,7 +71,7 @@ async def test_bad_field_comparisons_are_refused(
 ) -> None:
     leg, _ = library
     with pytest.raises(InputError, match=message) as err:
-        await run(leg, {"model": "loans", "wheres": [where]})
+        await run_dsl(leg, {"model": "loans", "wheres": [where]})
     assert "SELECT" not in str(err.value)
 
 
@@ -108,14 +80,14 @@ async def test_a_subquery_of_its_first_rows(library: Any) -> None:
     most = {"query": {"model": "books", "groups": ["author_id"], "aggregates": [{"fn": "count"}],
                       "orders": [{"field": "count", "sort": "desc"}], "limit": 1}}  # fmt: skip
     where = {"field": "author_id", "op": "in", "value": most}
-    res = await run(leg, {"model": "books", "select": ["title"], "wheres": [where]})
+    res = await run_dsl(leg, {"model": "books", "select": ["title"], "wheres": [where]})
     want = truth(url, "SELECT id FROM books WHERE author_id = (SELECT author_id FROM books "
                       "GROUP BY author_id ORDER BY count(*) DESC LIMIT 1) ORDER BY id")  # fmt: skip
     assert want == [4, 5, 7] and [i.data["id"] for i in res.items] == want
     longest = {"query": {"model": "books", "select": ["author_id"],
                          "orders": [{"field": "pages", "sort": "desc"}], "limit": 1}}  # fmt: skip
     where = {"field": "author_id", "op": "notin", "value": longest}
-    res = await run(leg, {"model": "books", "select": ["title"], "wheres": [where]})
+    res = await run_dsl(leg, {"model": "books", "select": ["title"], "wheres": [where]})
     assert [i.data["id"] for i in res.items] == [1, 2, 3, 6, 8]
 
 
@@ -125,8 +97,8 @@ async def test_the_first_rows_are_of_the_rows_the_caller_may_see(library: Any) -
                        "orders": [{"field": "name"}], "limit": 1}}  # fmt: skip
     dsl = {"model": "books", "select": ["id"],
            "wheres": [{"field": "author_id", "op": "in", "value": first}]}  # fmt: skip
-    assert [i.data["id"] for i in (await run(leg, dsl, NORTH)).items] == [1, 2]  # Ada Berg
-    assert [i.data["id"] for i in (await run(leg, dsl, SOUTH)).items] == [3]  # Bruno Costa
+    assert [i.data["id"] for i in (await run_dsl(leg, dsl, NORTH)).items] == [1, 2]  # Ada Berg
+    assert [i.data["id"] for i in (await run_dsl(leg, dsl, SOUTH)).items] == [3]  # Bruno Costa
 
 
 @pytest.mark.parametrize(
@@ -148,8 +120,8 @@ async def test_bad_top_subqueries_are_refused(
     leg, _ = library
     sub = {"query": {"model": "books", "select": ["author_id"], **extra}}
     with pytest.raises(InputError, match=message):
-        await run(leg, {"model": "authors", "wheres": [{"field": "id", "op": "in", "value": sub}]},
-                  NORTH)  # fmt: skip
+        where = {"field": "id", "op": "in", "value": sub}
+        await run_dsl(leg, {"model": "authors", "wheres": [where]}, NORTH)
 
 
 def test_the_json_schema_offers_the_field_value() -> None:

@@ -8,45 +8,17 @@ with the reason when its server or driver is missing). Oracles are hand-written 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from tests.db.test_issue19_dialects import _ask, _truth, db  # noqa: F401  (fixture)
 
 from unifind.db.dsl import dsl_json_schema
-from unifind.db.leg import DBLeg
 from unifind.errors import InputError
-from unifind.types import Principal, Reason, SearchRequest, Status
+from unifind.types import Principal, Reason, Status
 
-from ._joins_gen_schema import create, models
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
-    url = f"sqlite:///{tmp_path / 'library.sqlite'}"
-    engine = sa.create_engine(url)
-    create(engine)
-    engine.dispose()
-    leg = DBLeg(url, models(tenant=True))
-    yield leg, url
-    leg.close()
-
-
-def truth(url: str, sql: str) -> list[Any]:
-    engine = sa.create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return [r[0] for r in conn.execute(sa.text(sql))]
-    finally:
-        engine.dispose()
-
-
-async def run(leg: DBLeg, dsl: dict[str, Any], principal: Principal | None = None) -> Any:
-    req = SearchRequest(type="db", query="agent query", uses="dsl", dsl=dsl, limit=100)
-    return await leg.search(req, principal=principal)
+from .conftest import ids as truth
+from .conftest import run_dsl
 
 
 def books(*wheres: dict[str, Any], **rest: Any) -> dict[str, Any]:
@@ -60,13 +32,13 @@ async def test_in_and_notin_a_subquery(library: Any) -> None:
     leg, url = library
     after = {"field": "year", "op": ">", "value": 2010}
     # books are not protected: their subquery needs no caller; authors are (tenant north)
-    res = await run(leg, {"model": "authors", "select": ["name"],
+    res = await run_dsl(leg, {"model": "authors", "select": ["name"],
                           "wheres": [{"field": "id", "op": "in", "value": books(after)}]},
                     NORTH)  # fmt: skip
     want = truth(url, "SELECT id FROM authors WHERE tenant = 'north' AND id IN "
                       "(SELECT author_id FROM books WHERE year > 2010) ORDER BY id")  # fmt: skip
     assert want and [i.data["id"] for i in res.items] == want
-    res = await run(leg, {"model": "authors", "select": ["name"],
+    res = await run_dsl(leg, {"model": "authors", "select": ["name"],
                           "wheres": [{"field": "id", "op": "notin", "value": books()}]},
                     NORTH)  # fmt: skip
     assert [i.data["name"] for i in res.items] == ["Emil Sand"]  # wrote none
@@ -79,7 +51,7 @@ async def test_a_grouped_subquery_with_a_having(library: Any) -> None:
                      "havings": [{"field": "count", "op": ">=", "value": 3}]}}  # fmt: skip
     dsl = {"model": "authors", "select": ["name"],
            "wheres": [{"field": "id", "op": "in", "value": sub}]}  # fmt: skip
-    res = await run(leg, dsl, NORTH)
+    res = await run_dsl(leg, dsl, NORTH)
     want = truth(url, "SELECT name FROM authors WHERE tenant = 'north' AND id IN (SELECT "
                       "author_id FROM books GROUP BY author_id HAVING count(*) >= 3)")  # fmt: skip
     assert [i.data["name"] for i in res.items] == want == ["Carl Holm"]
@@ -91,13 +63,13 @@ async def test_the_subquery_reads_only_rows_the_caller_may_see(library: Any) -> 
                      "wheres": [{"field": "country", "value": "Norway"}]}}  # fmt: skip
     dsl = {"model": "books", "select": ["title"],
            "wheres": [{"field": "author_id", "op": "in", "value": sub}]}  # fmt: skip
-    res = await run(leg, dsl, NORTH)
+    res = await run_dsl(leg, dsl, NORTH)
     want = truth(url, "SELECT title FROM books WHERE author_id IN (SELECT id FROM authors "
                       "WHERE country = 'Norway' AND tenant = 'north') ORDER BY id")  # fmt: skip
     assert want and [i.data["title"] for i in res.items] == want
-    res = await run(leg, dsl, Principal(tenant="south"))
+    res = await run_dsl(leg, dsl, Principal(tenant="south"))
     assert res.items == ()  # Norway's authors belong to another tenant
-    res = await run(leg, dsl)  # no caller: the protected model is refused, not read
+    res = await run_dsl(leg, dsl)  # no caller: the protected model is refused, not read
     report = next(r for r in res.reports if r.backend == "books")
     assert report.status is Status.DEGRADED and report.reason is Reason.FORBIDDEN
 
@@ -124,7 +96,7 @@ async def test_bad_subqueries_are_refused_naming_what_is_allowed(
     leg, _ = library
     dsl = {"model": "authors", "wheres": [{"field": "id", "op": op, "value": value}]}
     with pytest.raises(InputError, match=message) as err:
-        await run(leg, dsl, NORTH)
+        await run_dsl(leg, dsl, NORTH)
     assert "SELECT" not in str(err.value)
 
 
@@ -193,7 +165,7 @@ async def test_subqueries_on_every_dialect(db: tuple[str, str | None]) -> None: 
 async def test_a_sub_aggregate_over_rows_meeting_its_own_conditions(library: Any) -> None:
     leg, url = library
     travel = {"agg": "avg", "field": "pages", "wheres": [{"field": "genre", "value": "travel"}]}
-    res = await run(leg, {"model": "books", "select": ["title"],
+    res = await run_dsl(leg, {"model": "books", "select": ["title"],
                           "wheres": [{"field": "pages", "op": ">", "value": travel}]})  # fmt: skip
     want = truth(url, "SELECT id FROM books WHERE pages > (SELECT avg(pages) FROM books "
                       "WHERE genre = 'travel') ORDER BY id")  # fmt: skip
@@ -201,7 +173,9 @@ async def test_a_sub_aggregate_over_rows_meeting_its_own_conditions(library: Any
     # the conditions name fields of the aggregated model, checked like any where
     bad = {**travel, "wheres": [{"field": "secret", "value": 1}]}
     with pytest.raises(InputError, match="allowed: id, title"):
-        await run(leg, {"model": "books", "wheres": [{"field": "pages", "op": ">", "value": bad}]})
+        await run_dsl(
+            leg, {"model": "books", "wheres": [{"field": "pages", "op": ">", "value": bad}]}
+        )
 
 
 async def test_sub_aggregates_with_conditions_on_every_dialect(

@@ -20,16 +20,13 @@ from unifind.db.leg import DBLeg
 from unifind.types import Principal, Reason, SearchRequest, Status
 
 from ._joins_gen_schema import create, models
-from .conftest import ids
+from .conftest import ids, library_leg
 
 
 @pytest.fixture
 def library(tmp_path: Path) -> Iterator[tuple[DBLeg, str]]:
-    url = f"sqlite:///{tmp_path / 'library.sqlite'}"
-    engine = sa.create_engine(url)
-    create(engine)
-    engine.dispose()
-    leg = DBLeg(url, models())
+    """Without tenants (conftest's ``library`` has them)."""
+    leg, url = library_leg(tmp_path, tenant=False)
     yield leg, url
     leg.close()
 
@@ -44,7 +41,7 @@ def answered_by(res: Any) -> set[str]:
 
 
 def joined_note(res: Any) -> str:
-    notes = [n for n in res.notes if n.startswith("joined ")]
+    notes: list[str] = [n for n in res.notes if n.startswith("joined ")]
     assert notes, f"no note names the join: {res.notes}"
     return notes[0]
 
@@ -97,7 +94,7 @@ async def test_a_count_per_related_record(library: Any) -> None:
         counts[name] = data["count"]
     engine = sa.create_engine(url)
     with engine.connect() as conn:
-        want = dict(conn.execute(sa.text(
+        want: dict[str, int] = dict(conn.execute(sa.text(
             "SELECT a.name, count(*) FROM authors a JOIN books b ON b.author_id = a.id "
             "GROUP BY a.id")).all())  # fmt: skip
     engine.dispose()
