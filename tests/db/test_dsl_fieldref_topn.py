@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.db.test_issue19_dialects import _ask, _truth, db  # noqa: F401  (fixture)
+from tests.db.test_issue19_dialects import _ask, _truth, db, same_ids  # noqa: F401  (fixture)
 
 from unifind.db.dsl import dsl_json_schema
 from unifind.errors import InputError
@@ -136,11 +136,14 @@ async def test_field_comparisons_and_top_subqueries_on_every_dialect(
 ) -> None:
     url, schema = db
     dearer = {"field": "total", "op": ">", "value": {"field": "products.price"}}
-    got = await _ask(url, schema, {"model": "orders", "select": ["id"], "wheres": [dearer]})
-    want = _truth(url, schema, "SELECT o.id FROM orders o JOIN products p ON p.id = "
-                               "o.product_id WHERE o.tenant_id = 'acme' AND o.total > p.price "
-                               "ORDER BY o.id")  # fmt: skip
-    assert want and [r["id"] for r in got] == [r[0] for r in want]
+    await same_ids(
+        url,
+        schema,
+        {"model": "orders", "select": ["id"], "wheres": [dearer]},
+        "SELECT o.id FROM orders o JOIN products p ON p.id = "
+        "o.product_id WHERE o.tenant_id = 'acme' AND o.total > p.price "
+        "ORDER BY o.id",
+    )
     top = {"query": {"model": "orders", "groups": ["product_id"], "aggregates": [{"fn": "count"}],
                      "orders": [{"field": "count", "sort": "desc"}], "limit": 2}}  # fmt: skip
     where = {"field": "id", "op": "in", "value": top}
