@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from unifind.cite._stated import unstated
 from unifind.cite.contradict import conflict
 from unifind.cite.verdict import SourceSentences
 
@@ -142,3 +143,64 @@ def test_a_part_of_a_compound_name_is_no_name_swapped() -> None:
     found = conflict("In melanoma, treatment by Novartis reinvigorates exhausted T cells.",
                      swapped, reference=swapped)  # fmt: skip
     assert found is not None and found.kind == "entity"
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Women with a lower birth weight are more likely to develop breast cancer.",
+         "Birth weight was positively associated with breast cancer risk."),
+        ("Birth weight is negatively associated with breast cancer.",
+         "Heavier birth weights were associated with increased breast cancer risk."),
+        ("There is a positive correlation between hip fractures and statin use.",
+         "Relationships were observed between the reduction in hip fracture risk and the "
+         "extent of statin use."),
+        ("出生体重与乳腺癌风险呈负相关。", "出生体重与乳腺癌风险呈正相关。"),
+    ],
+)  # fmt: skip
+def test_an_association_of_the_opposite_sign_contradicts(claim: str, source: str) -> None:
+    found = conflict(claim, source)
+    assert found is not None and found.kind == "direction" and "association" in found.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        # the same sign, written two ways
+        ("Women with a lower birth weight are more likely to develop breast cancer.",
+         "Birth weight was inversely associated with breast cancer risk."),
+        ("Higher birth weight is associated with breast cancer.",
+         "Birth weight was positively associated with breast cancer risk."),
+        # the source asks or denies: no sign
+        ("Birth weight is negatively associated with breast cancer.",
+         "We asked whether heavier birth weights were associated with breast cancer risk."),
+        ("Birth weight is negatively associated with breast cancer.",
+         "Heavier birth weights were not associated with increased breast cancer risk."),
+        # about other things
+        ("Birth weight is negatively associated with breast cancer.",
+         "Higher income was associated with increased use of screening."),
+        ("出生体重与乳腺癌风险呈负相关。", "出生体重与乳腺癌风险呈负相关。"),
+        ("出生体重与乳腺癌风险呈负相关。", "收入与筛查呈正相关。"),
+    ],
+)  # fmt: skip
+def test_no_sign_conflict(claim: str, source: str) -> None:
+    found = conflict(claim, source)
+    assert found is None or "association" not in found.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "reference", "figure"),
+    [
+        ("Forkhead 0 (fox0) transcription factors are involved in apoptosis.",
+         "The forkhead O (FoxO) family of transcription factors participates in apoptosis.",
+         None),
+        ("Forkhead 0（fox0）转录因子参与细胞凋亡。",
+         "forkhead O（FoxO）转录因子家族参与细胞凋亡。", None),
+        # no name spelt with the letter: the figure is unstated
+        ("Forkhead 0 (fox0) transcription factors are involved in apoptosis.",
+         "The forkhead box family of transcription factors participates in apoptosis.", "0"),
+        ("There were 0 deaths in the trial.", "There were few deaths in the trial.", "0"),
+    ],
+)  # fmt: skip
+def test_a_zero_for_the_letter_o_of_a_name(claim: str, reference: str, figure: str) -> None:
+    assert unstated(claim, reference) == figure

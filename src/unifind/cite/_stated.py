@@ -55,8 +55,23 @@ def unstated(claim: str, reference: str) -> str | None:
             stated = quantities(reference)
         if any(written in q.text and any(q.agrees(s) for s in stated) for q in claimed):
             continue  # "48 hours" for the reference's "2 days"
+        if written == "0" and _letter_o(claim, reference):
+            continue
         return written
     return None
+
+
+def _letter_o(claim: str, reference: str) -> bool:
+    """Is the claim's "0" the letter O of a name the reference spells with it ("Forkhead 0
+    (fox0)" for "forkhead O (FoxO)")? The word before it, with an O, is in the reference."""
+    for m in _ZERO.finditer(claim):
+        name = re.escape(m.group(1))
+        if re.search(rf"\b{name}[\s-]?O\b", reference, re.I):
+            return True
+    return False
+
+
+_ZERO = re.compile(r"\b([A-Za-z]{2,})[\s-]?0\b")
 
 
 def _same(written: str, value: float, stated: float) -> bool:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from unifind.analysis import get_analyzer
 from unifind.cite._direction import opposed, states
 from unifind.cite._numbers import Quantity, quantities
+from unifind.cite._sign import sign
 
 STRONG_SHARE = 0.5
 """Share of the claim's content words a source sentence must hold to be compared at all."""
@@ -111,6 +112,7 @@ def conflict(
         or _negation(claim, source, shared)
         or _polarity(claim, source, closest)
         or _direction(claim, source)
+        or _signs(claim, source)
         or _entities(claim, source, reference or source)
     )
 
@@ -402,6 +404,26 @@ def _direction(claim: str, source: str) -> Conflict | None:
     return Conflict("direction", f"{mine.word!r} vs {theirs.word!r}", mine.word, shared)
 
 
+def _signs(claim: str, source: str) -> Conflict | None:
+    """The claim and the source state the association of the same things with opposite
+    signs (:mod:`unifind.cite._sign`)."""
+    if claim.isascii() != source.isascii() or _ASKS.search(source):
+        return None
+    about = terms(claim) - _LINK_TERMS
+    mine = sign(claim, about)
+    theirs = sign(source, about) if mine else 0
+    if mine and theirs and mine != theirs:
+        key = _SIGN_KEYS[mine]
+        return Conflict("direction", f"{key} vs {_SIGN_KEYS[theirs]}", key)
+    return None
+
+
+_SIGN_KEYS = {1: "a positive association", -1: "a negative association"}
+# The link words themselves are not what the association is between.
+_LINK_TERMS = frozenset(["associ", "correl", "relat", "relationship", "link", "like", "risk",
+                         "相关", "关联", "呈", "正相关", "负相关", "逆相关"])  # fmt: skip
+
+
 def anchored_direction(claim: str, source: str) -> Conflict | None:
     """:func:`conflict`'s direction rule for a sentence less aligned with the claim: the
     opposite words must share :data:`ANCHORED` content words or more (what they modify,
@@ -429,6 +451,9 @@ def agrees(claim: str, source: str, found: Conflict) -> bool:
         # associated with prostate cancer" does not agree with "not associated with
         # prostate cancer").
         return _negated_like(source, found.key, claim) == _negated(claim, found.key)
+    if found.kind == "direction" and found.key in _SIGN_KEYS.values():
+        about = terms(claim) - _LINK_TERMS
+        return not _ASKS.search(source) and sign(source, about) == sign(claim, about)
     if found.kind == "direction":
         # An aim ("to assess whether HPV testing decreases detection") states no direction.
         return not _ASKS.search(source) and states(source, claim, found.key, found.shared)
