@@ -155,3 +155,26 @@ def test_what_the_word_acts_on_decides(claim: str, source: str, opposed: bool) -
 def test_a_word_naming_a_kind_is_no_direction(claim: str, source: str, opposed: bool) -> None:
     found = conflict(claim, source)
     assert (found is not None and found.kind == "direction") is opposed
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "opposed"),
+    [
+        # a change named after what changes says nothing of a claim that never names it
+        ("Bariatric surgery increases rates of breast cancer.",
+         "After bariatric surgery, patients showed rapid weight loss and rates of breast "
+         "cancer were recorded.", False),
+        ("Reducing H3K4me3 methylation induces naive pluripotency in epiblast stem cells.",
+         "MLL1 inhibition reprograms epiblast stem cells to naive pluripotency.", False),
+        # ... and is compared when the claim names it, or when it is a change of something
+        ("Bariatric surgery increases body weight.",
+         "After bariatric surgery, patients showed rapid weight loss.", True),
+        ("Bariatric surgery increases rates of breast cancer.",
+         "Bariatric surgery was followed by a loss of breast cancer cases.", True),
+        ("减肥手术增加乳腺癌发病率。", "减肥手术后患者体重下降。", False),
+        ("减肥手术增加乳腺癌发病率。", "减肥手术后乳腺癌发病率下降。", True),
+    ],
+)  # fmt: skip
+def test_a_change_of_something_else_is_not_compared(claim: str, source: str, opposed: bool) -> None:
+    found = conflict(claim, source)
+    assert (found is not None and found.kind == "direction") is opposed

@@ -86,6 +86,9 @@ class Occurrence:
     """Content terms of the words right after it, to the next clause mark, conjunction or
     direction word (:data:`OBJECT_WORDS` at most): what it acts on ("promotes *β-catenin
     degradation* and inhibits *differentiation*")."""
+    named_by: frozenset[str] = frozenset()
+    """For a change named as a noun after what changes ("weight loss", "MLL1 inhibition"):
+    that word's terms."""
 
 
 def occurrences(text: str, *, changes: bool = False, figures: bool = False) -> list[Occurrence]:
@@ -114,8 +117,8 @@ def occurrences(text: str, *, changes: bool = False, figures: bool = False) -> l
         if (j := acts.get(i)) is not None:
             out += _composed(words, i, j, sides, found[j][1], about)
             continue
-        acts_on = _acts_on(text, words, found, i)
-        out += [Occurrence(pair, side, words[i], about, acts_on) for pair, side in sides]
+        acts_on, named_by = _acts_on(text, words, found, i), _named_by(words, found, i)
+        out += [Occurrence(pair, side, words[i], about, acts_on, named_by) for pair, side in sides]
     return out
 
 
@@ -223,8 +226,16 @@ def _chinese(text: str, changes: bool) -> list[Occurrence]:
             # What it acts on: the text after it, to the next direction word or clause mark.
             end = nxt[0] if nxt else len(text)
             after = _ZH_APART.split(text[at + len(w) : end], maxsplit=1)[0]
-            out.append(Occurrence(pair, side, w, whole, _terms(after[:_ZH_OBJECT])))
+            named_by = frozenset()
+            if w in _ZH_CHANGE and _ZH_END.match(text, at + len(w)):
+                # At the end of its clause it names a change of the word before it ("体重下降":
+                # the weight falls).
+                named_by = frozenset(get_analyzer("auto").terms(text[max(0, at - 4) : at])[-1:])
+            out.append(Occurrence(pair, side, w, whole, _terms(after[:_ZH_OBJECT]), named_by))
     return out
+
+
+_ZH_END = re.compile(r"\s*(?:[，,。.；;：:！!？?）)]|$)")
 
 
 #: Characters after a Chinese direction word that say what it acts on.
@@ -284,7 +295,7 @@ def opposed(claim: str, source: str) -> tuple[Occurrence, Occurrence, int] | Non
     """A direction word of ``claim``, the source's word about the same thing on the other
     side of its pair, and how many content words they share: when every source word of
     that pair sharing the most content words with the claim's is on the other side."""
-    theirs, ours = occurrences(source, changes=True, figures=True), occurrences(claim)
+    theirs, ours = _theirs(source, claim), occurrences(claim)
     both = {o.pair for o in ours if o.side == 0} & {o.pair for o in ours if o.side == 1}
     for mine in ours:
         if mine.pair in both:
@@ -299,13 +310,31 @@ def states(source: str, claim: str, word: str, shared: int) -> bool:
     """Does ``source`` state the claim's direction ``word`` about what the claim does: a
     word on its side of the pair among the source's closest to it, sharing ``shared``
     content words with it or more?"""
-    theirs = occurrences(source, changes=True, figures=True)
+    theirs = _theirs(source, claim)
     for mine in occurrences(claim):
         if mine.word == word:
             best, winners = _closest(mine, theirs)
             if best >= shared and any(o.side == mine.side for o in winners):
                 return True
     return False
+
+
+def _theirs(source: str, claim: str) -> list[Occurrence]:
+    """The source's direction words, less the changes of something the claim never names
+    ("rapid weight loss" says nothing of a claim about cancer rates)."""
+    mine = _terms(claim)
+    return [o for o in occurrences(source, changes=True, figures=True)
+            if not o.named_by or o.named_by & mine]  # fmt: skip
+
+
+def _named_by(words: list[str], found: list[tuple[int, tuple[tuple[int, int], ...]]], i: int
+              ) -> frozenset[str]:  # fmt: skip
+    if i == 0 or not _CHANGE_NOUN.fullmatch(words[i]) or words[i + 1 : i + 2] in (["of"], ["in"]):
+        return frozenset()
+    before = words[i - 1]
+    if found[i - 1][1] or before in _FUNCTION or _numeric(before):
+        return frozenset()
+    return frozenset(t for t in _word_terms(before) if not _numeric(t))
 
 
 def _closest(mine: Occurrence, theirs: list[Occurrence]) -> tuple[int, list[Occurrence]]:
