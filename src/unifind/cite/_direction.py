@@ -226,7 +226,7 @@ def _chinese(text: str, changes: bool) -> list[Occurrence]:
             # What it acts on: the text after it, to the next direction word or clause mark.
             end = nxt[0] if nxt else len(text)
             after = _ZH_APART.split(text[at + len(w) : end], maxsplit=1)[0]
-            named_by = frozenset()
+            named_by: frozenset[str] = frozenset()
             if w in _ZH_CHANGE and _ZH_END.match(text, at + len(w)):
                 # At the end of its clause it names a change of the word before it ("体重下降":
                 # the weight falls).
