@@ -23,7 +23,7 @@ def req(q: str, **kw: object) -> SearchRequest:
 
 
 def count(url: str, sql: str) -> int:
-    return ids(url, f"SELECT count(*) FROM ({sql})")[0]
+    return int(ids(url, f"SELECT count(*) FROM ({sql})")[0])
 
 
 async def test_an_offset_past_64_bits_is_an_input_error_naming_it(leg: DBLeg) -> None:
