@@ -79,15 +79,20 @@ async def test_devset_answers_match_hand_written_sql_on_postgres(pg: tuple[str, 
     assert len(wrong) <= len(spec["questions"]) // 10, wrong
 
 
-async def test_statement_timeout_applies_on_postgres(pg: tuple[str, str]) -> None:
-    dsn, schema = pg
-    models = {
+def slow_view(schema: str) -> dict[str, Any]:
+    """Models declaring the fixture's ``slow`` view (five seconds a read)."""
+    return {
         "slow": {
             "schema": schema,
             "primary_key": "id",
             "columns": {"id": {}, "name": {"searchable": True}},
         }
     }
+
+
+async def test_statement_timeout_applies_on_postgres(pg: tuple[str, str]) -> None:
+    dsn, schema = pg
+    models = slow_view(schema)
     leg = DBLeg(dsn, models, statement_timeout_s=0.5)
     t0 = time.perf_counter()
     res = await leg.search(SearchRequest(type="db", query="x"))
@@ -98,13 +103,7 @@ async def test_statement_timeout_applies_on_postgres(pg: tuple[str, str]) -> Non
 
 async def test_cancel_stops_the_server_side_query(pg: tuple[str, str]) -> None:
     dsn, schema = pg
-    models = {
-        "slow": {
-            "schema": schema,
-            "primary_key": "id",
-            "columns": {"id": {}, "name": {"searchable": True}},
-        }
-    }
+    models = slow_view(schema)
     leg = DBLeg(dsn, models, statement_timeout_s=30)
     await leg.models()
     task = asyncio.create_task(leg.search(SearchRequest(type="db", query="x")))
