@@ -176,6 +176,10 @@ def test_an_association_of_the_opposite_sign_contradicts(claim: str, source: str
          "We asked whether heavier birth weights were associated with breast cancer risk."),
         ("Birth weight is negatively associated with breast cancer.",
          "Heavier birth weights were not associated with increased breast cancer risk."),
+        # both signs composed of direction words: which thing each qualifies is unsure
+        ("Reduced responsiveness to interleukin-2 is associated with autoimmune diseases.",
+         "Polymorphisms in genes associated with interleukin-2 responsiveness confer a higher "
+         "risk of autoimmune disease."),
         # about other things
         ("Birth weight is negatively associated with breast cancer.",
          "Higher income was associated with increased use of screening."),

@@ -61,6 +61,16 @@ def sign(text: str, about: frozenset[str]) -> int:
     return best
 
 
+def explicit(text: str) -> bool:
+    """Does ``text`` write the sign as a word ("positively", "an inverse association",
+    负相关)? Two signs both composed of direction words are not compared: which thing each
+    word qualifies is read too loosely for that ("genes associated with Treg function confer
+    a higher risk")."""
+    if not text.isascii():
+        return bool(_ZH_SIGN.search(text))
+    return any(w.lower() in _EXPLICIT for w in _WORD.findall(text))
+
+
 def _clause_sign(words: list[str], about: frozenset[str]) -> int:
     factors = []
     for i, w in enumerate(words):

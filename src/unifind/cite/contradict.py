@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from unifind.analysis import get_analyzer
 from unifind.cite._direction import opposed, states
 from unifind.cite._numbers import Quantity, quantities
-from unifind.cite._sign import sign
+from unifind.cite._sign import explicit, sign
 
 STRONG_SHARE = 0.5
 """Share of the claim's content words a source sentence must hold to be compared at all."""
@@ -408,6 +408,8 @@ def _signs(claim: str, source: str) -> Conflict | None:
     """The claim and the source state the association of the same things with opposite
     signs (:mod:`unifind.cite._sign`)."""
     if claim.isascii() != source.isascii() or _ASKS.search(source):
+        return None
+    if not (explicit(claim) or explicit(source)):
         return None
     about = terms(claim) - _LINK_TERMS
     mine = sign(claim, about)
