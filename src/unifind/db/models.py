@@ -34,6 +34,7 @@ import sqlalchemy as sa
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from unifind.db._memo import per_object
 from unifind.db.relations import Relation, check_relations, learn_relations
 from unifind.errors import ConfigError, UnknownName, describe
 
@@ -447,6 +448,11 @@ _SA_TYPES: dict[str, Any] = {
 
 def sql_table(model: Model) -> sa.TableClause:
     """A lightweight SQLAlchemy table of the model's columns (no reflection at query time)."""
+    return _sql_table(model)
+
+
+@per_object  # built once per model object; a join question reads several (issue #19 latency)
+def _sql_table(model: Model) -> sa.TableClause:
     cols = [sa.column(c.name, _SA_TYPES[c.type or "string"]) for c in model.columns.values()]
     hidden = dict.fromkeys([*model.permissions.columns, *model.permission_types])
     extra = [

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from unifind.db._memo import per_object
 from unifind.db.dsl import QueryDSL, Where
-from unifind.db.generate._scan import Scan, normalise, phrase_pattern
+from unifind.db.generate._scan import Scan, normalise, phrase_need, phrase_pattern
 from unifind.db.generate._sense import Sense
 from unifind.db.models import Model
 
@@ -66,11 +67,14 @@ class Ledger:
         column the query uses (in a condition, aggregate, group or order), is used."""
         used = used_fields(dsl)
         named: dict[tuple[int, int], set[str]] = {}
+        text = self.scan.text
         for sense in senses.values():
             col = sense.column.name
-            for phrase in _with_plurals({*sense.words, col.lower().replace("_", " ")}):
-                for m in phrase_pattern(phrase).finditer(self.scan.text):
-                    for t in TOKEN.finditer(self.scan.text, m.start(), m.end()):
+            for pattern, need in _column_phrases(sense):
+                if need not in text:
+                    continue  # no match can lack it (``phrase_need``)
+                for m in pattern.finditer(text):
+                    for t in TOKEN.finditer(text, m.start(), m.end()):
                         named.setdefault(t.span(), set()).add(col)
         out: dict[str, tuple[str, ...]] = {}
         for (start, end), cols in sorted(named.items()):
@@ -139,6 +143,16 @@ class Ledger:
         used = sum(not use.startswith("not used") for use in out.values())
         confidence = round(used / len(out), 2) if out else 1.0
         return tuple(out.items()), confidence
+
+
+def _phrases_of(sense: Sense) -> list[tuple[re.Pattern[str], str]]:
+    """(pattern, text every match contains) of each phrase naming the sense's column."""
+    col = sense.column.name
+    phrases = _with_plurals({*sense.words, col.lower().replace("_", " ")})
+    return [(phrase_pattern(p), phrase_need(p)) for p in phrases]
+
+
+_column_phrases = per_object(_phrases_of, maxsize=4096)
 
 
 def _with_plurals(phrases: set[str]) -> set[str]:

@@ -23,6 +23,7 @@ FN_WORDS: list[tuple[str, str]] = [
     ("max", r"(?<![a-z])(?:highest|maximum|max|largest|biggest)(?![a-z])|最高|最大|最多"),
     ("min", r"(?<![a-z])(?:lowest|minimum|min|smallest)(?![a-z])|最低|最小|最少"),
 ]
+_FN_PATTERNS = [(fn, re.compile(p)) for fn, p in FN_WORDS]
 _COUNT = re.compile(
     r"(?<![a-z])(?:how many|number of|count of|count)(?![a-z])|有多少|多少|几个|几位|几本|人数|总数"
     r"|个数|数量"
@@ -72,8 +73,8 @@ def read_aggregation(
     measures = [s for s in numeric if s.column.name not in keys]
     found: list[tuple[int, Aggregate]] = []
     measured: list[tuple[int, int]] = []
-    for fn, pattern in FN_WORDS:
-        for m in scan.find(re.compile(pattern)):
+    for fn, pattern in _FN_PATTERNS:
+        for m in scan.find(pattern):
             hit = measure(scan, m, measures if fn in ("avg", "sum") else numeric)
             if hit is None:
                 continue
@@ -214,7 +215,7 @@ def _groups(
         if sense.column.type not in ("string", "boolean"):
             continue
         for word in sense.words:
-            m = _group_pattern(word).search(scan.rest)
+            m = _group_pattern(word).search(scan.rest) if word in scan.rest else None
             if m and word in nouns and re.match(r"(?:for |in )?(?:each|every)\b", m[0]):
                 continue  # "for every company" on companies: every row, not a group
             if m:
@@ -231,6 +232,16 @@ def _groups(
     return [groups[i] for i in order], [spans[i] for i in order]
 
 
+@functools.lru_cache(maxsize=8192)
+def _measure_pattern(word: str) -> tuple[re.Pattern[str], str]:
+    """A numeric column's word and the stem its every hit holds, compiled once (built per
+    call they overflowed ``re``'s cache on joined views: recompiled each question)."""
+    # "medal count" names the column "medals": its singular names it too.
+    plural = word.endswith("s") and not word.endswith("ss") and len(word) > 3
+    stem = word[:-1] if plural else word
+    return re.compile(rf"(?<![a-z]){re.escape(stem)}(?:e?s)?(?![a-z])"), stem
+
+
 def measure(
     scan: Scan, m: re.Match[str], numeric: list[Sense]
 ) -> tuple[Sense, tuple[int, int]] | None:
@@ -238,10 +249,9 @@ def measure(
     best: tuple[int, Sense, tuple[int, int]] | None = None
     for sense in numeric:
         for word in sense.words:
-            # "medal count" names the column "medals": its singular names it too.
-            plural = word.endswith("s") and not word.endswith("ss") and len(word) > 3
-            stem = word[:-1] if plural else word
-            pat = re.compile(rf"(?<![a-z]){re.escape(stem)}(?:e?s)?(?![a-z])")
+            pat, stem = _measure_pattern(word)
+            if stem not in scan.rest:
+                continue  # every hit holds it (a joined view has hundreds of words)
             for hit in pat.finditer(scan.rest):
                 dist = hit.start() - m.end()
                 rank = dist if dist >= 0 else 1000 - dist

@@ -13,6 +13,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from unifind.db._memo import per_object
 from unifind.db.generate._scan import NUMBER_WORDS, Scan, number, plural
 from unifind.db.generate._sense import Sense
 
@@ -69,15 +70,38 @@ def group_words(
     return out
 
 
+#: A word every match of ``_MOST`` or ``_COMMON`` holds: no regex over hundreds of
+#: column phrases when the question has none (issue #19 latency).
+_CUE_WORDS = re.compile(r"most|least|fewest|number of")
+_Top = tuple[dict[str, str], tuple[re.Pattern[str], ...]]
+
+
+@per_object
+def _by_title(senses: dict[str, Sense]) -> dict[str | None, _Top]:
+    return {}
+
+
+def _top_patterns(senses: dict[str, Sense], title: str | None) -> _Top:
+    """``group_words`` and their patterns, built once per senses and title."""
+    by_title = _by_title(senses)
+    hit = by_title.get(title)
+    if hit is None:
+        words = group_words(senses, title)
+        alternation = "|".join(plural(w) for w in sorted(words, key=len, reverse=True))
+        hit = by_title[title] = (words, _patterns(alternation) if words else ())
+    return hit
+
+
 def read_top_group(
     scan: Scan, senses: dict[str, Sense], title: str | None, numeric_words: frozenset[str]
 ) -> TopGroup | None:
     """Consume "which X has the most ..." and kin; None when the question has none."""
-    words = group_words(senses, title)
+    if not _CUE_WORDS.search(scan.rest):
+        return None  # each pattern holds one (see _MOST, _COMMON)
+    words, patterns = _top_patterns(senses, title)
     if not words:
         return None
-    alternation = "|".join(plural(w) for w in sorted(words, key=len, reverse=True))
-    for pattern in _patterns(alternation):
+    for pattern in patterns:
         for m in scan.find(pattern):
             after = scan.rest[m.end() : m.end() + 30]
             if any(re.match(rf"\s+{re.escape(w)}(?![a-z])", after) for w in numeric_words):

@@ -75,20 +75,24 @@ def _group(scan: Scan, senses: dict[str, Sense]) -> tuple[str, tuple[int, int]] 
         if sense.column.type not in ("string", "boolean"):
             continue
         for word in sense.words:
-            m = _group_pattern(word).search(scan.rest)
+            pattern, need = _group_pattern(word)
+            m = pattern.search(scan.rest) if need in scan.rest else None
             if m:
                 return sense.column.name, m.span()
     return None
 
 
 @functools.lru_cache(maxsize=8192)
-def _group_pattern(word: str) -> re.Pattern[str]:
-    """The pattern of "which <words> have", compiled once (see ``_aggregate``'s)."""
+def _group_pattern(word: str) -> tuple[re.Pattern[str], str]:
+    """The pattern of "which <words> have", compiled once (see ``_aggregate``'s), and the
+    text its every match holds."""
     w = re.escape(word)
     if word.isascii():
-        plural = rf"{w[:-1]}ies" if word.endswith("y") else rf"{w}(?:e?s)?"
-        return re.compile(rf"(?<![a-z])(?:which\s+)?{plural}(?=(?:{_REL_EN}))")
-    return re.compile(rf"(?:哪些|哪个|哪几个){w}|的{w}{_REL_ZH}")
+        y = word.endswith("y")
+        plural = rf"{w[:-1]}ies" if y else rf"{w}(?:e?s)?"
+        pattern = re.compile(rf"(?<![a-z])(?:which\s+)?{plural}(?=(?:{_REL_EN}))")
+        return pattern, word[:-1] if y else word
+    return re.compile(rf"(?:哪些|哪个|哪几个){w}|的{w}{_REL_ZH}"), word
 
 
 def _fn_having(
@@ -132,6 +136,27 @@ def _count_having(scan: Scan, nouns: frozenset[str], tail: tuple[int, int]) -> _
     """ "more than 5 employees", "5 or more loans", "员工超过5人", "3次以上"."""
     words = "|".join(re.escape(n) for n in sorted({*nouns, *_ROW_NOUNS}, key=len, reverse=True))
     text = scan.rest[tail[0] : tail[1]]
+    for op, patterns in _count_patterns(words):
+        for pattern, kind in patterns:
+            m = pattern.search(text)
+            if m is None or (kind == "post" and not _counted(text, m, words)):
+                continue
+            agg = Aggregate(fn="count")
+            where = Where(field=agg.name, op=op, value=int(number(m["n"])))  # type: ignore[arg-type]
+            spans = [m.span("op"), m.span("n")]
+            if m["noun"]:
+                spans.append(m.span("noun"))
+            if not m["noun"] or kind == "zh":
+                spans = [m.span()]
+            return agg, where, [(a + tail[0], b + tail[0]) for a, b in spans], ()
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _count_patterns(words: str) -> tuple[tuple[str, tuple[tuple[re.Pattern[str], str], ...]], ...]:
+    """Per operator, the patterns of a count of rows named by ``words``, compiled once (a
+    joined view's nouns made them miss ``re``'s cache: compiled per question)."""
+    out = []
     for op in (">", "<", ">=", "<=", "="):
         # Up to two words between the number and the noun stay for the other rules:
         # "at least 3 remote employees" counts remote employees.
@@ -146,19 +171,9 @@ def _count_having(scan: Scan, nouns: frozenset[str], tail: tuple[int, int]) -> _
         )
         post = rf"{_N}\s*(?:{_CLASSIFIER}\s*|{noun}\s+)?(?P<op>{_POST[op]})" if op in _POST else ""
         post2 = rf"{_N}\s+(?P<op>{_POST[op]})\s+{noun}" if op in _POST else ""
-        for pattern in filter(None, (pre, zh, post2, post)):
-            m = re.search(pattern, text)
-            if m is None or (pattern is post and not _counted(text, m, words)):
-                continue
-            agg = Aggregate(fn="count")
-            where = Where(field=agg.name, op=op, value=int(number(m["n"])))  # type: ignore[arg-type]
-            spans = [m.span("op"), m.span("n")]
-            if m["noun"]:
-                spans.append(m.span("noun"))
-            if not m["noun"] or pattern is zh:
-                spans = [m.span()]
-            return agg, where, [(a + tail[0], b + tail[0]) for a, b in spans], ()
-    return None
+        kinds = (("pre", pre), ("zh", zh), ("post2", post2), ("post", post))
+        out.append((op, tuple((re.compile(p), kind) for kind, p in kinds if p)))
+    return tuple(out)
 
 
 #: Words that join clauses or conditions: no counted noun lies beyond them.

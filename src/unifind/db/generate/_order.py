@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from unifind.db.dsl import SubAggregate, Where
 from unifind.db.generate._numbers import family
-from unifind.db.generate._scan import NUMBER_WORDS, Scan, number, phrase_pattern
+from unifind.db.generate._scan import NUMBER_WORDS, Scan, number, phrase_need, phrase_pattern
 from unifind.db.generate._sense import Sense
 from unifind.db.models import Column, Model
 
@@ -43,6 +43,16 @@ _LEAD = r"(?:(?<=^)|(?<=\bthe )|(?<=\bme )|(?<=\bshow )|(?<=\blist )|(?<=\bfind 
 _TOP = re.compile(rf"(?<![a-z])(?:top|first)\s+(?P<n>{_N})\b|前\s*(?P<zn>{_N})\s*{_MEASURE}?")
 _DESC_WORDS = r"desc|descending|highest first|降序|从高到低"
 _ASC_WORDS = r"asc|ascending|lowest first|升序|从低到高"
+
+
+_SUPERLATIVES = [
+    (re.compile(
+        rf"(?:{_LEAD}(?P<pre>{_N})\s+|(?P<zpre>{_N})\s*{_MEASURE}\s*)?"
+        rf"(?<![a-z])(?:the\s+)?(?:{phrases})(?![a-z])"
+        rf"(?:\s*的?\s*(?P<post>{_N})(?![\d.])\s*{_MEASURE}?)?"
+    ), target, sort)
+    for phrases, target, sort in SUPERLATIVES
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,15 +92,13 @@ def read_order(
         scan.consume(*m.span())
         orders.append(Ordering(measure.name, sort))
         found.append((orders[-1], m[0].strip()))
-    for phrases, target, sort in SUPERLATIVES:
-        col = _target(senses, target, scan)
+    targets: dict[str, Column | None] = {}  # of senses and scan.text: once per kind
+    for pattern, target, sort in _SUPERLATIVES:
+        if target not in targets:
+            targets[target] = _target(senses, target, scan)
+        col = targets[target]
         if col is None:
             continue
-        pattern = re.compile(
-            rf"(?:{_LEAD}(?P<pre>{_N})\s+|(?P<zpre>{_N})\s*{_MEASURE}\s*)?"
-            rf"(?<![a-z])(?:the\s+)?(?:{phrases})(?![a-z])"
-            rf"(?:\s*的?\s*(?P<post>{_N})(?![\d.])\s*{_MEASURE}?)?"
-        )
         for m in scan.find(pattern):
             if _inside_a_name(scan.text, m, senses):
                 continue  # "the latest logon" names date_of_latest_logon: no superlative
@@ -154,7 +162,9 @@ def _inside_a_name(text: str, m: re.Match[str], senses: dict[str, Sense]) -> boo
 def _target(senses: dict[str, Sense], target: str, scan: Scan) -> Column | None:
     if target == "date":
         dated = [s for s in senses.values() if s.column.type in ("date", "datetime")]
-        named = [s for s in dated if any(phrase_pattern(w).search(scan.text) for w in s.words)]
+        named = [s for s in dated if any(phrase_need(w) in scan.text
+                                         and phrase_pattern(w).search(scan.text)
+                                         for w in s.words)]  # fmt: skip
         return next((s.column for s in named or dated), None)
     return next(
         (s.column for s in senses.values()
@@ -202,6 +212,8 @@ def _by_alias(
         if col.type not in ("integer", "number", "date", "datetime"):
             continue
         for alias in sense.words:
+            if alias not in scan.rest:
+                continue  # every rule's match holds the alias (a view has hundreds, issue #19)
             for pattern, rule_sort in _alias_rules(alias):
                 sort = (default or "asc") if rule_sort == "by" else rule_sort
                 for m in scan.find(pattern):

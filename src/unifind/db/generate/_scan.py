@@ -40,7 +40,10 @@ class Scan:
 
     def find(self, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
         """Matches in the unconsumed text (a snapshot: consuming while iterating is safe)."""
-        yield from pattern.finditer(self.rest)
+        hit = _NEEDS.get(id(pattern))
+        if hit is not None and hit[0] is pattern and hit[1] not in self.rest:
+            return iter(())  # a phrase's first word is absent: no regex run (issue #19)
+        return pattern.finditer(self.rest)
 
     def consume(self, start: int, end: int) -> None:
         self.rest = self.rest[:start] + " " * (end - start) + self.rest[end:]
@@ -57,18 +60,46 @@ class Scan:
         return self.rest[end : end + chars]
 
 
+#: A phrase pattern → text every match contains (its first word; of a lone word ending in
+#: a consonant's "y", that word without the "y"): :meth:`Scan.find` skips the regex when
+#: the text lacks it. A joined view has hundreds of phrases, few in any one question (a
+#: join question ran ~2,500 regexes per reading, issue #19). Keyed by the pattern's id, the
+#: pattern held (hashing a pattern hashes its code); losing an entry loses the shortcut only.
+_NEEDS: dict[int, tuple[re.Pattern[str], str]] = {}
+
+
 @functools.lru_cache(maxsize=4096)  # model vocabularies are small and reused per question
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
     """A phrase as a whole word (latin) or a plain substring (CJK has no spaces)."""
+    need = phrase_need(phrase)
     phrase = normalise(phrase)
     parts = phrase.split(" ")
     body = r"\s*".join(re.escape(p) for p in parts)
     if phrase and is_cjk(phrase[0]):
-        return re.compile(body)
+        return needing(re.compile(body), need)
     if _CONSONANT_Y.search(parts[-1]):  # "party" → "parties" too
         body = r"\s*".join([*(re.escape(p) for p in parts[:-1]), plural(parts[-1])])
     # ASCII boundaries only: "深圳engineering" must still find "engineering".
-    return re.compile(rf"(?<![a-z0-9_-]){body}(?:e?s)?(?![a-z0-9_-])")
+    return needing(re.compile(rf"(?<![a-z0-9_-]){body}(?:e?s)?(?![a-z0-9_-])"), need)
+
+
+@functools.lru_cache(maxsize=4096)
+def phrase_need(phrase: str) -> str:
+    """Text every match of ``phrase_pattern(phrase)`` contains: the first word, but of a
+    lone word whose plural is "-ies" ("party"), the word without its "y"."""
+    parts = normalise(phrase).split(" ")
+    if len(parts) == 1 and not is_cjk(parts[0][:1] or "a") and _CONSONANT_Y.search(parts[0]):
+        return parts[0][:-1]
+    return parts[0]
+
+
+def needing(pattern: re.Pattern[str], need: str) -> re.Pattern[str]:
+    """Record that every match of ``pattern`` contains ``need`` (see :meth:`Scan.find`)."""
+    if len(_NEEDS) >= 16384:
+        _NEEDS.clear()
+    if need:
+        _NEEDS[id(pattern)] = (pattern, need)
+    return pattern
 
 
 #: A word whose plural ends in -ies ("party", "city"; not "day", "key").

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from unifind.db._memo import per_object
 from unifind.db.models import Column, Model
 
 CURRENCIES = {"usd": "USD", "eur": "EUR", "cny": "CNY", "rmb": "CNY", "gbp": "GBP",
@@ -282,6 +283,12 @@ _CACHE: dict[int, tuple[Model, dict[str, Sense]]] = {}
 
 def model_words(model: Model) -> frozenset[str]:
     """Words that name the model itself (its name, table, aliases, description's nouns)."""
+    return _model_words(model)
+
+
+@per_object
+def _model_words(model: Model) -> frozenset[str]:
+    # Once per model object: several rules ask per word of a question (issue #19 latency).
     words = {model.name, model.table, *model.aliases}
     words.update(w for w in re.findall(r"[a-z]{3,}", model.description.lower())
                  if w not in _DESCRIPTION_FILLER)  # fmt: skip

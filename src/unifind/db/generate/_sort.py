@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
+from unifind.db._memo import per_object
 from unifind.db.generate._scan import Scan, plural
 from unifind.db.generate._sense import Sense
 
@@ -83,14 +84,11 @@ def read_sort(
     naming no column after its direction word ("ordered from most to least") is also added
     to ``bare`` (column or None, direction, span): over groups it sorts their aggregate
     (see the builtin); one with no column is left unconsumed here."""
-    phrases = _phrases(senses)
+    phrases, alternation = _sortable(senses)
     if not phrases:
         return []
-    alternation = "|".join(plural(p) for p in sorted(phrases, key=len, reverse=True))
     out: list[tuple[str, str]] = []
-    named = "|".join(re.escape(n) for n in sorted(nouns, key=len, reverse=True)
-                     if n.isascii() and len(n) > 2)  # fmt: skip
-    for pattern in _patterns(alternation, named):
+    for pattern in _patterns(alternation, _named(nouns)):
         for m in scan.find(pattern):
             direction = _direction(m["d1"] or m.groupdict().get("d2"))
             out.append((_column(phrases, m["col"]), direction))
@@ -106,6 +104,20 @@ def read_sort(
         out.append((name, direction))
         scan.consume(*m.span())
     return list(dict.fromkeys(out))
+
+
+@per_object
+def _sortable(senses: dict[str, Sense]) -> tuple[dict[str, str], str]:
+    """``_phrases`` and their alternation (longest first), built once per senses: a joined
+    view has hundreds (issue #19 latency)."""
+    phrases = _phrases(senses)
+    return phrases, "|".join(plural(p) for p in sorted(phrases, key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=512)
+def _named(nouns: frozenset[str]) -> str:
+    return "|".join(re.escape(n) for n in sorted(nouns, key=len, reverse=True)
+                    if n.isascii() and len(n) > 2)  # fmt: skip
 
 
 def _column(phrases: dict[str, str], said: str) -> str:

@@ -8,10 +8,12 @@ value shares it.
 
 from __future__ import annotations
 
+import functools
 import re
 
+from unifind.db._memo import per_object
 from unifind.db.dsl import Where
-from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_pattern
+from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_need, phrase_pattern
 from unifind.db.generate._sense import Sense
 
 NEG = re.compile(
@@ -47,27 +49,25 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
     A value of several columns binds the one the question names, else any of them."""
     picked: dict[tuple[str, bool], list[str]] = {}
     either: list[Where] = []
-    phrases = _phrases(senses)
-    # Each phrase's holders, indexed once: per phrase it was O(phrases) normalisations, and
-    # with a few hundred sampled values that was most of a question's time (issue #19).
-    holders: dict[str, dict[int, tuple[Sense, str]]] = {}
-    for p, s, v in phrases:
-        holders.setdefault(normalise(p), {})[id(s)] = (s, v)
-    for phrase, sense, value in phrases:
-        key = normalise(phrase)
-        if not key:
+    phrases, needs = _indexed(senses)
+    # Consuming only blanks text: a first word absent now stays absent (``phrase_need``).
+    present = {n for n in needs if n in scan.rest}
+    for phrase, sense, value, key, holders, need in phrases:
+        if need not in present:
             continue
-        owners = _owners(list(holders[key].values()), scan.text)
+        owners: list[tuple[Sense, str]] | None = None
         for m in scan.find(_pattern(phrase)):
+            if owners is None:  # only for a phrase the question has (it searches the text)
+                owners = _owners(holders, scan.text)
             if len(owners) > 1:
-                if len(normalise(phrase)) > 1 and not NEG.search(scan.rest[: m.start()]):
+                if len(key) > 1 and not NEG.search(scan.rest[: m.start()]):
                     scan.consume(*m.span())
                     either.append(_any_of(owners))
                 continue
             if owners and owners[0][0] is not sense:
                 continue  # the column the question names holds it too
             start = m.start()
-            if len(normalise(phrase)) == 1 and not is_cjk(phrase[0]):
+            if len(key) == 1 and not is_cjk(phrase[0]):
                 named = _named_before(scan, start, sense)
                 if named is None:
                     continue  # "a" is an article, not energy class A
@@ -86,11 +86,39 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
     return out + either
 
 
+_Phrase = tuple[str, Sense, str, str, list[tuple[Sense, str]], str]
+
+
+@per_object
+def _indexed(senses: dict[str, Sense]) -> tuple[list[_Phrase], frozenset[str]]:
+    """Each phrase (longest first) with its value, its normalised form, every column
+    holding that form and the text its every match holds; and those texts. Per phrase it
+    was O(phrases) normalisations, and with a few hundred sampled values that was most of a
+    question's time (issue #19)."""
+    phrases = _phrases(senses)
+    holders: dict[str, dict[int, tuple[Sense, str]]] = {}
+    for p, s, v in phrases:
+        holders.setdefault(normalise(p), {})[id(s)] = (s, v)
+    keyed = ((p, s, v, normalise(p)) for p, s, v in phrases)
+    out = [(p, s, v, k, list(holders[k].values()), _need(p)) for p, s, v, k in keyed if k]
+    return out, frozenset(o[-1] for o in out)
+
+
+@functools.lru_cache(maxsize=4096)
 def _pattern(phrase: str) -> re.Pattern[str]:
     """A code of a few capitals ("UP", "CA") has no plural: "UPS" is not "UP"."""
-    if phrase.isupper() and len(phrase) <= 3 and phrase.isalpha():
+    if _code(phrase):
         return re.compile(rf"(?<![a-z0-9_-]){re.escape(phrase.lower())}(?![a-z0-9_-])")
     return phrase_pattern(phrase)
+
+
+def _need(phrase: str) -> str:
+    """Text every match of ``_pattern(phrase)`` holds."""
+    return phrase.lower() if _code(phrase) else phrase_need(phrase)
+
+
+def _code(phrase: str) -> bool:
+    return phrase.isupper() and len(phrase) <= 3 and phrase.isalpha()
 
 
 def _owners(found: list[tuple[Sense, str]], text: str) -> list[tuple[Sense, str]]:
@@ -126,15 +154,14 @@ def _named_before(scan: Scan, start: int, sense: Sense) -> int | None:
 def read_flags(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
     """ "free", "no late fee", "out of stock" → zero; "remote", "with copies available" → set."""
     out: list[Where] = []
-    for sense in senses.values():
+    flagged, needs = _flag_words(senses)
+    present = {n for n in needs if n in scan.rest}  # as in read_values
+    for sense, words in flagged:
         col = sense.column
-        if col.type not in ("integer", "number", "boolean"):
-            continue
-        words = [(w, "zero") for w in sense.zero] + [(w, "set") for w in sense.nonzero]
-        if col.type != "boolean":
-            words += [(w, "named") for w in sense.words]
-        for word, kind in sorted(words, key=lambda t: -len(t[0])):
-            for m in scan.find(phrase_pattern(word)):
+        for pattern, kind, need in words:
+            if need not in present:
+                continue
+            for m in scan.find(pattern):
                 before = scan.rest[: m.start()]
                 neg = NEG.search(before) or (
                     NEG_LOOSE.search(before) if col.type == "boolean" else None
@@ -148,6 +175,26 @@ def read_flags(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
                 zero = (kind == "zero") != bool(neg)
                 out.append(zero_where(sense) if zero else nonzero_where(sense))
     return out
+
+
+_Flags = list[tuple[Sense, list[tuple[re.Pattern[str], str, str]]]]
+
+
+@per_object
+def _flag_words(senses: dict[str, Sense]) -> tuple[_Flags, frozenset[str]]:
+    """Each number or yes/no column with its phrases' patterns (longest phrase first) and
+    the text each match holds; and those texts."""
+    out = []
+    for sense in senses.values():
+        col = sense.column
+        if col.type not in ("integer", "number", "boolean"):
+            continue
+        words = [(w, "zero") for w in sense.zero] + [(w, "set") for w in sense.nonzero]
+        if col.type != "boolean":
+            words += [(w, "named") for w in sense.words]
+        ordered = sorted(words, key=lambda t: -len(t[0]))
+        out.append((sense, [(phrase_pattern(w), kind, phrase_need(w)) for w, kind in ordered]))
+    return out, frozenset(n for _, words in out for _, _, n in words)
 
 
 def _number_follows(scan: Scan, end: int) -> bool:

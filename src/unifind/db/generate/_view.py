@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from unifind.db._memo import per_object
 from unifind.db.dsl import Aggregate, QueryDSL, Where
 from unifind.db.generate._scan import normalise, phrase_pattern
 from unifind.db.generate._sense import learn
@@ -64,6 +65,11 @@ class JoinedView:
 
 def _nouns(model: Model) -> list[str]:
     """Words naming a model: its name, table, aliases, description; plural and singular."""
+    return list(_model_nouns(model))
+
+
+@per_object  # read per relation and per question (issue #19 latency)
+def _model_nouns(model: Model) -> list[str]:
     words = [model.name, model.table, *model.aliases]
     if re.fullmatch(r"[A-Za-z]+(?: [A-Za-z]+){0,2}", model.description.strip()):
         words.append(model.description.strip())

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from unifind.db._memo import per_object
 from unifind.db.compile import like_pattern
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
 from unifind.db.generate._account import TOKEN, Ledger, name_uses
@@ -36,7 +37,14 @@ from unifind.db.generate._having import read_having
 from unifind.db.generate._join import read_with_joins
 from unifind.db.generate._numbers import number_wheres, read_numbers
 from unifind.db.generate._order import Ordering, read_order, tied_top
-from unifind.db.generate._scan import NUMBER_WORDS, Scan, is_cjk, normalise, phrase_pattern
+from unifind.db.generate._scan import (
+    NUMBER_WORDS,
+    Scan,
+    is_cjk,
+    normalise,
+    phrase_need,
+    phrase_pattern,
+)
 from unifind.db.generate._sense import Sense, learn, model_words
 from unifind.db.generate._sort import read_sort
 from unifind.db.generate._text import read_text_conditions
@@ -557,17 +565,40 @@ def _nested(scan: Scan) -> list[str]:
 def _consume_column_phrases(scan: Scan, senses: dict[str, Sense]) -> None:
     """A column's several-word name ("total points") is accounted for: a row answer shows
     that column. Its single words alone are no keywords then."""
-    for sense in senses.values():
-        for word in sense.words:
-            if " " in word:
-                for m in scan.find(phrase_pattern(word)):
-                    scan.consume(*m.span())
+    phrases, needs = _several_words(senses)
+    # Consuming only blanks text: a first word absent now stays absent (``phrase_need``).
+    present = {n for n in needs if n in scan.rest}
+    for pattern, need in phrases:
+        if need in present:
+            for m in scan.find(pattern):
+                scan.consume(*m.span())
+
+
+@per_object
+def _several_words(
+    senses: dict[str, Sense],
+) -> tuple[list[tuple[re.Pattern[str], str]], frozenset[str]]:
+    """Each several-word column phrase's pattern and first word; the first words (a joined
+    view has hundreds of phrases and a few first words: issue #19 latency)."""
+    words = [w for s in senses.values() for w in s.words if " " in w]
+    phrases = [(phrase_pattern(w), phrase_need(w)) for w in words]
+    return phrases, frozenset(n for _, n in phrases)
 
 
 def _measure_nouns(scan: Scan, senses: dict[str, Sense]) -> None:
     """ "page count", "performance score": a number column's word followed by a generic
     measure noun names that column; the noun is read here, before "count" can become a
     count of rows ("the highest page count" is max(pages))."""
+    for pattern, need in _measure_patterns(senses):
+        if need in scan.rest:  # every match holds it; a joined view has hundreds of words
+            for m in pattern.finditer(scan.rest):
+                scan.consume(*m.span("noun"))
+
+
+@per_object
+def _measure_patterns(senses: dict[str, Sense]) -> list[tuple[re.Pattern[str], str]]:
+    """``_counted``/``_numbered`` of each word, with the text each match holds."""
+    out = []
     for sense in senses.values():
         numeric = sense.column.type in ("integer", "number")
         if not numeric and sense.column.type != "string":
@@ -575,8 +606,10 @@ def _measure_nouns(scan: Scan, senses: dict[str, Sense]) -> None:
         for word in sense.words:
             # "phone number", "room number": a text column's word and "number" name it.
             pattern = _counted(word) if numeric else _numbered(word)
-            for m in pattern.finditer(scan.rest) if pattern is not None else ():
-                scan.consume(*m.span("noun"))
+            if pattern is not None:
+                stem = word[:-1] if numeric and word.endswith("s") else word
+                out.append((pattern, stem))
+    return out
 
 
 @functools.lru_cache(maxsize=1024)
@@ -683,6 +716,7 @@ def _is_alias(word: str, model: Model) -> bool:
     return word in names or _singular(word) in names or f"{word}s" in names
 
 
+@per_object  # asked per word of a question, several rules a read (issue #19 latency)
 def _names(model: Model) -> frozenset[str]:
     """Every word that names the model or one of its columns (never a keyword)."""
     words = [model.name, model.table, *model.aliases]
