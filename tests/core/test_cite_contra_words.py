@@ -101,6 +101,21 @@ def test_a_rival_that_agrees_must_be_about_what_the_contradicting_sentence_is() 
     assert _judged(claim, text) is None
 
 
+def test_any_rival_answers_for_a_less_aligned_contradicting_sentence() -> None:
+    # 3 of the claim's 7 words, one of them by chance ("at a rate of 5 kg"): a rival that
+    # agrees need not hold them all
+    claim = "Bariatric surgery increases rates of postmenopausal breast cancer."
+    alone = (
+        "Bariatric surgery brought weight loss in the first four postoperative months, "
+        "at a rate of 5 kg."
+    )
+    assert _judged(claim, alone) == "direction"
+    assert (
+        _judged(claim, alone + " Bariatric surgery is becoming a more widespread treatment.")
+        is None
+    )
+
+
 def test_a_rival_must_be_about_the_same_thing_in_chinese() -> None:
     claim = "服药患者的前列腺癌风险不升高。"
     assert _judged(claim, "服药患者的膀胱癌风险不升高。服药患者的前列腺癌风险升高。") == "negation"

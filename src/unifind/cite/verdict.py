@@ -137,8 +137,10 @@ class SourceSentences:
             # one silent on it (an abstract's "OBJECTIVE To determine ...") does not.
             # A less aligned one only when it is about everything the contradicting one is
             # ("not associated with bladder cancer" does not answer "associated with
-            # prostate cancer").
-            about = claim_terms & terms(units[i]) if found.key else frozenset()
+            # prostate cancer"), when that one is strongly aligned: a less aligned one shares
+            # words by chance ("at a rate of 4.98 kg/mo").
+            strong = found.key and share >= STRONG_SHARE
+            about = claim_terms & terms(units[i]) if strong else frozenset()
             rivals = [units[j] for s, j in scored if units[j] != units[i] and (
                 s >= share or (s >= share - _NEAR and about <= terms(units[j])))]  # fmt: skip
             if not any(agrees(claim, u, found) for u in rivals):
