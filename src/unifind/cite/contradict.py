@@ -12,11 +12,15 @@ blind to, in this order:
   aligned sentence states, unless that sentence denies something about the claim's words
   too (a negator's scope is its clause: "did not bind phospholipids" backs "has no
   affinity for phospholipids", "gender may not be predictive of mortality, but women are
-  at increased risk" does not back "women are not at increased risk");
+  at increased risk" does not back "women are not at increased risk"); a claim's word for
+  an absent relation ("is unrelated to", "is independent of", "ineffective") denies like a
+  negator, and a negative prefix negates its adjective ("inaccurate" vs "more accurate");
 * direction: the claim and the source take opposite sides of an antonym pair (increase /
   decrease, before / after, older / newer, accepted / rejected, all / some, ...) about the
   same thing (:mod:`unifind.cite._direction`: of a source's words of that pair, the ones
-  sharing the most nearby content words with the claim's decide);
+  sharing the most nearby content words with the claim's decide), or state the association
+  of the same things with opposite signs (:mod:`unifind.cite._sign`: "lower birth weight
+  ... more likely to develop breast cancer" vs "birth weight was positively associated");
 * names: the claim names someone or something the whole reference never names, where the
   source sentence names another ("from France" vs "from the Netherlands").
 
