@@ -90,9 +90,14 @@ def test_words_that_map_to_nothing_are_named_not_filtered(shop_path: Path, tmp_p
 
 
 def test_a_question_not_about_the_database_says_so(shop_path: Path, tmp_path: Path) -> None:
-    _code, out = explain(shop_path, tmp_path, "what is the weather in Paris")
+    code, out = explain(shop_path, tmp_path, "what is the weather in Paris")
     assert out["items"] == []
     assert any("does not seem to be about products" in n for n in out["notes"]), out["notes"]
+    # A refusal, not an empty answer: 0 rows with status ok read as "no such products".
+    assert out["status"] == "unavailable" and code != 0, out
+    [report] = out["reports"]
+    assert (report["status"], report["reason"]) == ("degraded", "not_understood")
+    assert "'weather', 'paris'" in report["error"] and "answers about: id, name" in report["error"]
 
 
 def test_db_search_exits_non_zero_when_unavailable(tmp_path: Path) -> None:

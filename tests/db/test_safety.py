@@ -9,7 +9,7 @@ import pytest
 
 from unifind.db.leg import DBLeg
 from unifind.errors import InputError
-from unifind.types import Principal, SearchRequest, Status
+from unifind.types import Principal, Reason, SearchRequest, Status
 
 from .conftest import ids
 
@@ -45,12 +45,16 @@ async def test_natural_language_injection_is_inert(
         principal=Principal(tenant="acme"),
         explain=True,
     )
-    # The words it could not use make the answer partial (issue #19), nothing failed.
+    # The words it could not use make the answer partial (issue #19), nothing failed; a
+    # question about nothing in any model is refused as not understood, naming its words.
     ran = [r for r in res.reports if r.stage != "understanding"]
-    assert all(r.status in (Status.OK, Status.SKIPPED) for r in ran), res.reports
+    refused = [r for r in ran if r.status is Status.DEGRADED]
+    assert all(r.status in (Status.OK, Status.SKIPPED) for r in ran if r not in refused)
+    assert all(r.reason is Reason.NOT_UNDERSTOOD and "could not map" in (r.error or "")
+               for r in refused), res.reports  # fmt: skip
     assert counts(shop_path) == before
     # Words that map to nothing only rank (issue #12), and the note names them.
-    assert any(n.startswith("not understood:") for n in res.notes), res.notes
+    assert refused or any(n.startswith("not understood:") for n in res.notes), res.notes
     for note in res.notes:
         if " SQL: " in note:
             assert "1=1" not in note and "DROP" not in note.upper().split("SQL:")[1]

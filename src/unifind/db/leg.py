@@ -208,6 +208,7 @@ class DBLeg:
             *(self._one(req, m, preset, generator, (strict, floor), principal, explain, models)
               for m in chosen)
         )  # fmt: skip
+        _pass_over(runs)
         picked = pick_one(runs, models, req.query) if chose else []
         picked += unused_models(runs, models, req.query)
         return _result(req, runs, skipped, _ms(t0), picked)
@@ -239,6 +240,10 @@ class DBLeg:
                 raise GenerationError(
                     f"the question gives no valid query: {exc}", Reason.ERROR
                 ) from exc
+            if gen.off_topic:  # a refusal, not an empty answer (issue #19)
+                run.off_topic = True
+                run.notes = [n for n in gen.notes if n.startswith(OFF_TOPIC)]
+                raise GenerationError(_off_topic(gen, model), Reason.NOT_UNDERSTOOD)
             _check_confidence(gen, model, floor)
             dsl = validate_dsl(combine(preset, gen.dsl), model, models)
             run.dsl, run.notes = dsl.to_dict(), list(gen.notes)
@@ -270,11 +275,7 @@ class DBLeg:
                 shown = json.dumps(params, ensure_ascii=False)
                 run.notes += [f"{model.name} SQL: {' '.join(sql.split())}",
                               f"{model.name} params: {shown}"]  # fmt: skip
-            rows = (
-                []
-                if gen.off_topic
-                else await executor.fetch(compiled.statement, timeout_s=req.timeout_s)
-            )
+            rows = await executor.fetch(compiled.statement, timeout_s=req.timeout_s)
         except Forbidden as exc:
             run.report = _degraded(model.name, Reason.FORBIDDEN, str(exc), t0)
             return run
@@ -293,13 +294,13 @@ class DBLeg:
         note = f"generator {uses_name(generator)}"
         if (dsl.limit or 0) > self.row_cap:
             note += f"; limit {dsl.limit} capped at row_cap {self.row_cap}"
-        if not rows and not gen.off_topic and not dsl.aggregates and single_table(dsl):
+        if not rows and not dsl.aggregates and single_table(dsl):
             why = await self._why_empty(model, table, permission, dsl, req)
             run.notes += why
             note = "; ".join([note, *why])
         run.report = LegReport(leg="db", backend=model.name, status=Status.OK,
                                hits=len(rows), took_ms=_ms(t0), note=note)  # fmt: skip
-        run.partial = None if gen.off_topic else _partial(model.name, gen)
+        run.partial = _partial(model.name, gen)
         return run
 
     async def _why_empty(
@@ -341,15 +342,41 @@ def _check_confidence(gen: Generation, model: Model, floor: float) -> None:
     if gen.confidence is None or gen.confidence >= floor or gen.off_topic:
         return
     unused = [w for w, use in gen.understood if use.startswith("not used")]
-    columns = ", ".join(list(model.columns)[:12]) + (", ..." if len(model.columns) > 12 else "")
-    related = f"; related: {', '.join(model.joins)}" if model.joins else ""
     raise GenerationError(
         f"too little of the question understood for {model.name!r} (confidence "
         f"{gen.confidence:.2f} < {floor:.2f}): could not map "
-        f"{', '.join(repr(w) for w in unused) or 'most words'}; {model.name} answers "
-        f"about: {columns}{related}",
+        f"{', '.join(repr(w) for w in unused) or 'most words'}; {_answers_about(model)}",
         Reason.NOT_UNDERSTOOD,
     )
+
+
+def _pass_over(runs: list[_Run]) -> None:
+    """A model the question is not about is refused only when no other model answered: when
+    one did, it is passed over (``skipped``), and the answer's status is the answer's."""
+    if not any(r.report is not None and r.report.status is Status.OK for r in runs):
+        return
+    for r in runs:
+        if r.off_topic and r.report is not None and r.report.status is Status.DEGRADED:
+            r.report = LegReport(leg="db", backend=r.model, status=Status.SKIPPED,
+                                 reason=Reason.NOT_REQUESTED, note=r.report.error)  # fmt: skip
+
+
+#: How a note and a refusal say that a question is not about a model.
+OFF_TOPIC = "the question does not seem to be about"
+
+
+def _off_topic(gen: Generation, model: Model) -> str:
+    """Why a question nothing of ``model`` answers is refused: the words it could not map
+    and what the model answers about (an empty list with status ok read as "no such rows")."""
+    unused = [w for w in gen.unknown if isinstance(w, str) and len(w) < 40]
+    said = ", ".join(repr(w) for w in unused) or "any word"
+    return f"{OFF_TOPIC} {model.name}: could not map {said}; {_answers_about(model)}"
+
+
+def _answers_about(model: Model) -> str:
+    columns = ", ".join(list(model.columns)[:12]) + (", ..." if len(model.columns) > 12 else "")
+    related = f"; related: {', '.join(model.joins)}" if model.joins else ""
+    return f"{model.name} answers about: {columns}{related}"
 
 
 def _check_offset(offset: int, dsl_offset: int | None) -> None:

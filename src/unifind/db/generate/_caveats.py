@@ -9,6 +9,9 @@ use the way the question meant it. The answer stays (it may be right), but it is
   row; the value was bound on the rows themselves (a self-join the builtin does not write).
   Read where the value follows the link column's words, or follows a verb and its
   preposition ("who report to Payam", "managed by") and is a name.
+* **Another model's name searched as text.** "musicals that have no actors" where no
+  relation leads from musicals to actors: "actor" was searched (NOT LIKE) in the musicals'
+  own text, which is not what the question asks.
 * **A related model's column the answer does not show.** "the color descriptions of
   products": products hold color_code, and "color description" is a column of the colors
   model that color_code points to; an answer from products alone shows the code only.
@@ -20,6 +23,7 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from unifind.db.dsl import QueryDSL
 from unifind.db.generate._account import used_fields
@@ -123,3 +127,53 @@ def _phrase_re(phrase: str) -> re.Pattern[str]:
 
 def _said(phrase: str, text: str) -> bool:
     return bool(_phrase_re(phrase).search(text))
+
+
+def model_as_text(dsl: QueryDSL, models: Mapping[str, Model]) -> list[Caveat]:
+    """Words searched as text (LIKE / NOT LIKE over the searchable columns) that name another
+    model of the database, one the query does not read."""
+    own = models.get(dsl.model) if dsl.model else None
+    if own is None:
+        return []
+    via = {f.split(".", 1)[0] for f in (*used_fields(dsl), *(dsl.select or ())) if "." in f}
+    reached = {own.name, *(r.model for n, r in own.joins.items() if n in via)}
+    names = {
+        form: name
+        for name, other in models.items()
+        if name not in reached
+        for form in _noun_forms(other)
+    }
+    out: list[Caveat] = []
+    for word, op in _searched(dsl.wheres):
+        other = names.get(word)
+        if other is None or any(c.word == word for c in out):
+            continue
+        did = "searched as text" if op == "like" else "its absence searched as text"
+        note = (f"not understood: {word!r} (names model {other}, which this answer does not "
+                f"read; {did} in {dsl.model} instead)")  # fmt: skip
+        out.append(Caveat(word, note))
+    return out
+
+
+def _noun_forms(model: Model) -> set[str]:
+    """A model's one-word name in the singular and plural ("actor", "actors")."""
+    out: set[str] = set()
+    for name in (model.name, model.table):
+        word = name.lower()
+        if word.isalpha() and len(word) > 2:
+            single = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+            out |= {single, f"{single}s"}
+    return out
+
+
+def _searched(wheres: Sequence[Any]) -> list[tuple[str, str]]:
+    """(word, op) of each text search: the same ``%word%`` over several columns, either."""
+    out: list[tuple[str, str]] = []
+    for w in wheres:
+        if w.wheres:
+            out += _searched(w.wheres)
+        elif w.op in ("like", "notlike") and isinstance(w.value, str):
+            word = w.value.strip("%").lower()
+            if word.isalpha() and (word, w.op) not in out:
+                out.append((word, w.op))
+    return out

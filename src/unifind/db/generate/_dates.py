@@ -27,7 +27,11 @@ _NUM = r"\d+|" + "|".join(NUMBER_WORDS)
 # Python look-behinds need a fixed width: one per word.
 _AFTER_WORD = (
     "(?:"
-    + "|".join(rf"(?<=\b{w} )" for w in ("in", "since", "before", "after", "during", "until"))
+    + "|".join(
+        rf"(?<=\b{w} {y})"
+        for w in ("in", "since", "before", "after", "during", "until")
+        for y in ("", "year ", "the year ", "year of ", "the year of ")
+    )
     + ")"
 )
 
@@ -155,10 +159,15 @@ PATTERNS: list[tuple[re.Pattern[str], Maker]] = [
     (re.compile(r"(?<![\d.])(\d{1,2})月(?:份)?"), lambda m, t: _recent_month(int(m[1]), t)),
 ]
 
+#: The word before a date, possibly with "the year (of)" between: "after the year 1989",
+#: "before year 2000", "founded after the year of 1850" (issue #19: "after" was searched as
+#: text and the year bound as "= 1989", status ok).
 _PREFIX = re.compile(
-    r"(?P<word>since|from|starting|as of|after|before|until|till|prior to|in|during|on"
-    r"|自从|自|从)\s*$"
+    r"(?<![a-z])(?P<word>since|from|starting|as of|after|before|until|till|prior to|in|during"
+    r"|on|自从|自|从)\s*(?:(?:the\s+)?years?\s+(?:of\s+)?)?$"
 )
+#: How far before a date its prefix word may start ("prior to the year of ").
+_PREFIX_CHARS = 24
 _SUFFIX = re.compile(r"^\s*(?P<word>以来|起|开始|之后|以后|后|之前|以前|前)")
 
 
@@ -182,8 +191,8 @@ def read_dates(scan: Scan, today: dt.date) -> list[DateCondition]:
                 continue
             lo, hi = m.start(), m.end()
             op = "between"
-            if p := _PREFIX.search(scan.before(lo, 12)):
-                lo -= len(scan.before(lo, 12)) - p.start()
+            if p := _PREFIX.search(scan.before(lo, _PREFIX_CHARS)):
+                lo -= len(scan.before(lo, _PREFIX_CHARS)) - p.start()
                 op = _direction(p["word"])
             if op == "between" and (s := _SUFFIX.match(scan.after(hi, 6))):
                 hi += s.end()

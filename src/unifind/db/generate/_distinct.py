@@ -7,11 +7,18 @@ per row holding it, and left the word "different" not understood). The answer se
 column alone, each value once. Read only for a row answer (an aggregate's "how many
 different X" is a count distinct, read with the aggregate), and never when the rows are
 sorted by another column (a distinct list has no such column to sort by).
+
+A column named alone, in the plural, naming no model and no condition ("Show all majors",
+"What are all the payment methods?", "What are the advisors") asks for that column's values
+too: no row of any model is asked for. The answer says so in a note (every row is one
+question away: name the model).
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from unifind.db.generate._scan import Scan, plural
@@ -83,3 +90,34 @@ def _phrase(word: str) -> str:
     """The phrase, its last word in any plural form ("allergy types", "card type codes")."""
     *first, last = word.split(" ")
     return r"\s+".join([*(re.escape(w) for w in first), plural(last)])
+
+
+def find_listed(
+    scan: Scan, senses: dict[str, Sense], function_words: Collection[str], key: str | None
+) -> Distinct | None:
+    """The one column the question names, in the plural, when every other word of it is a
+    function word; never the key (each row has its own). Nothing is consumed."""
+    best: tuple[int, int, str] | None = None
+    for sense in senses.values():
+        column = sense.column
+        if "." in column.name or column.type == "boolean" or column.name == key:
+            continue
+        for word in sense.words:
+            if not word.isascii() or not word[-1:].isalpha():
+                continue
+            for hit in scan.find(_plural_phrase(word)):
+                if hit[0].split(" ")[-1] == word.split(" ")[-1]:
+                    continue  # the singular: "what is the major" asks for one
+                if best is None or hit.end() - hit.start() > best[1] - best[0]:
+                    best = (hit.start(), hit.end(), column.name)
+    if best is None:
+        return None
+    rest = scan.rest[: best[0]] + " " + scan.rest[best[1] :]
+    if any(w not in function_words for w in re.findall(r"[a-z0-9]+", rest)):
+        return None
+    return Distinct(best[2], (best[0], best[1]))
+
+
+@functools.lru_cache(maxsize=2048)
+def _plural_phrase(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z]){_phrase(word)}(?![a-z])")

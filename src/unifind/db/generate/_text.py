@@ -22,9 +22,11 @@ _PATTERNS = (
                           rf"with\s+{_KIND}(?:{_QUOTED}|(?<=letter )(?P<w>[a-z0-9])(?![a-z0-9]))")),
     ("ends", re.compile(rf"(?<![a-z])(?:end|ends|ending)\s+with\s+{_KIND}"
                         rf"(?:{_QUOTED}|(?<=letter )(?P<w>[a-z0-9])(?![a-z0-9]))")),
-    # "artists that have "a" in their names": the column is named after the quote.
-    ("contains", re.compile(rf"(?<![a-z])(?:have|has|having|with)\s+{_KIND}{_QUOTED}\s+in\s+"
-                            rf"(?:the\s+|their\s+|its\s+|his\s+|her\s+)?(?P<after>[a-z]+)")),
+    # "artists that have "a" in their names", 'who have an "a" in their first name': the
+    # column is named after the quote.
+    ("contains", re.compile(rf"(?<![a-z])(?:have|has|having|with)\s+(?:an?\s+)?{_KIND}"
+                            rf"{_QUOTED}\s+in\s+(?:the\s+|their\s+|its\s+|his\s+|her\s+)?(?P<after>[a-z]+)"
+                            r"(?:\s+(?P<after2>[a-z]+))?")),
 )  # fmt: skip
 
 
@@ -34,8 +36,14 @@ def read_text_conditions(scan: Scan, senses: dict[str, Sense], title: str | None
     for kind, pattern in _PATTERNS:
         for m in scan.find(pattern):
             value = m["v"] or m.groupdict().get("w")
-            at = m.end() if m.groupdict().get("after") else m.start()
-            column = _named_before(scan, at, senses) or title
+            end = m.end()
+            if m.groupdict().get("after"):
+                # The column's words end at the first word after "in their" or the second
+                # ("in their first name"); the second is read only when it ends them.
+                two = m["after2"] and _named_before(scan, m.end("after2"), senses, m.end("after"))
+                end = m.end("after2") if two else m.end("after")
+            column = _named_before(scan, end if m.groupdict().get("after") else m.start(),
+                                   senses) or title  # fmt: skip
             if not value or column is None:
                 continue
             text = (
@@ -43,12 +51,14 @@ def read_text_conditions(scan: Scan, senses: dict[str, Sense], title: str | None
             )
             like = {"contains": f"%{text}%", "starts": f"{text}%", "ends": f"%{text}"}[kind]
             out.append(Where(field=column, op="like", value=like))
-            scan.consume(*m.span())
+            scan.consume(m.start(), end)
     return out
 
 
-def _named_before(scan: Scan, start: int, senses: dict[str, Sense]) -> str | None:
-    best: tuple[int, str] | None = None
+def _named_before(scan: Scan, start: int, senses: dict[str, Sense], past: int = -1) -> str | None:
+    """The text column whose words end last before ``start`` (and after ``past``); of two
+    ending there, the longer name ("last names" is last_name, not a name part)."""
+    best: tuple[tuple[int, int], str] | None = None
     for sense in senses.values():
         if sense.column.type != "string":
             continue
@@ -57,6 +67,7 @@ def _named_before(scan: Scan, start: int, senses: dict[str, Sense]) -> str | Non
             if not word.isascii() or len(word) < 2:
                 continue
             for hit in re.finditer(rf"(?<![a-z]){plural(word)}(?![a-z])", scan.text[:start]):
-                if best is None or hit.end() > best[0]:
-                    best = (hit.end(), sense.column.name)
+                key = (hit.end(), hit.end() - hit.start())
+                if hit.end() > past and (best is None or key > best[0]):
+                    best = (key, sense.column.name)
     return best[1] if best else None

@@ -27,11 +27,11 @@ from unifind.db.compile import like_pattern
 from unifind.db.dsl import Aggregate, Order, QueryDSL, Where, validate_dsl
 from unifind.db.generate._account import TOKEN, Ledger, name_uses
 from unifind.db.generate._aggregate import Aggregation, read_aggregation
-from unifind.db.generate._caveats import self_link, unreached
+from unifind.db.generate._caveats import model_as_text, self_link, unreached
 from unifind.db.generate._cells import read_cells
 from unifind.db.generate._comparative import read_comparatives
 from unifind.db.generate._dates import DateCondition, read_dates
-from unifind.db.generate._distinct import find_distinct
+from unifind.db.generate._distinct import Distinct, find_distinct, find_listed
 from unifind.db.generate._group import loose_group, read_top_group
 from unifind.db.generate._having import read_having
 from unifind.db.generate._join import read_with_joins
@@ -133,7 +133,8 @@ class BuiltinGenerator:
         if models and model.joins:
             gen = read_with_joins(self._read, question, model, models, strict)
             return _unreached(gen, Scan(question).text, models)
-        return self._read(question, model, strict)
+        gen = self._read(question, model, strict)
+        return _unreached(gen, "", models) if models else gen
 
     def _read(
         self,
@@ -199,6 +200,14 @@ class BuiltinGenerator:
                 and (distinct := find_distinct(scan, senses, known))):  # fmt: skip
             scan.consume(*distinct.span)
             ledger.mark("shape")
+        elif (not agg and not shape.orders and shape.limit is None and not wheres
+              and (distinct := _listed(scan, senses, model, known))):  # fmt: skip
+            said = scan.text[distinct.span[0] : distinct.span[1]]
+            reading_notes.append(f"{said!r} names a column of {model.name} and nothing else: "
+                                 f"its distinct values, each once (name {model.name} for its "
+                                 "rows)")  # fmt: skip
+            scan.consume(*distinct.span)
+            ledger.mark("shape")
         words = _Words.read(scan, senses, model, known)
         ledger.mark("column")
         understood = bool(wheres or shape.orders or agg or shape.limit)
@@ -215,9 +224,11 @@ class BuiltinGenerator:
             )
         off_topic = (
             not understood
+            and not refused  # a comparison read and left out names its column
             and not words.keywords
             and bool(words.unknown)
             and not _names_model(scan.text, known)
+            and not _names_column(scan.text, model)
         )
         caveats = self_link(scan.text, model, cells)
         nested += [c.note for c in caveats]
@@ -348,15 +359,18 @@ def _read_shape(
 
 
 def _unreached(gen: Generation, text: str, models: Mapping[str, Model]) -> Generation:
-    """A related model's column the question names and the answer can't show: partial."""
-    caveats = unreached(text, gen.dsl, models)
+    """A related model's column the question names and the answer can't show, another
+    model's name searched as text: partial."""
+    column = unreached(text, gen.dsl, models) if text else []
+    named = model_as_text(gen.dsl, models)
+    caveats = column + named
     if not caveats:
         return gen
-    said = {w for c in caveats for w in c.word.split(" ")}
-    understood = tuple(
-        (w, "not used: a related model's column (see its note)" if w in said else use)
-        for w, use in gen.understood
-    )
+    said = {w: "not used: a related model's column (see its note)"
+            for c in column for w in c.word.split(" ")}  # fmt: skip
+    said |= {w: "not used: another model's name, searched as text (see its note)"
+             for c in named for w in (c.word, f"{c.word}s")}  # fmt: skip
+    understood = tuple((w, said.get(w, said.get(_singular(w), use))) for w, use in gen.understood)
     return dataclasses.replace(
         gen,
         notes=(*gen.notes, *(c.note for c in caveats)),
@@ -407,6 +421,7 @@ class _Words:
         keywords = [w for w in words if _in_vocabulary(w, model)]
         unknown = [w for w in words if w not in keywords and w not in known]
         unknown += [w for w in _LETTER.findall(scan.rest) if w not in unknown]
+        unknown += [w for w in _QUOTED_LETTER.findall(scan.rest) if w not in unknown]
         if _THE_US.search(scan.rest) and "us" not in unknown:
             unknown.append("us")  # "in the US" is a country, not the pronoun "us"
         return cls(keywords, unknown, _loose_operators(scan))
@@ -445,6 +460,11 @@ class _Words:
 #: A letter standing alone ("with D or S in their first name"), not the words "a" and "I"
 #: nor an "s" of a possessive: no rule read it, and it is said (issue #19: it vanished).
 _LETTER = re.compile(r"(?<![a-z0-9'’.-])([b-hj-z])(?![a-z0-9'’-])")
+
+
+#: A quoted letter, "a" and "i" too ('who have an "a" in their first name'): a value no rule
+#: read, said (issue #19: it vanished and every row came back with status ok).
+_QUOTED_LETTER = re.compile(r"[\"'“”‘’`]([a-z])[\"'“”‘’`]")
 
 
 _THE_US = re.compile(r"(?<![a-z])the\s+us(?![a-z])")
@@ -663,6 +683,28 @@ def _in_vocabulary(word: str, model: Model) -> bool:
 
 def _names_model(text: str, known: frozenset[str]) -> bool:
     return any(phrase_pattern(w).search(text) for w in known if w)
+
+
+def _listed(
+    scan: Scan, senses: dict[str, Sense], model: Model, known: frozenset[str]
+) -> Distinct | None:
+    """A column named alone (``find_listed``), the model named nowhere else in the question
+    ("Show all card type codes" of Customers_Cards names its column, not the cards)."""
+    listed = find_listed(scan, senses, STOPWORDS, model.primary_key)
+    if listed is None:
+        return None
+    start, end = listed.span
+    if all(w in known or _singular(w) in known for w in scan.text[start:end].split(" ")):
+        return None  # "List all customers": the model's own noun, its rows
+    rest = scan.text[:start] + " " * (end - start) + scan.text[end:]
+    return None if _names_model(rest, known) else listed
+
+
+def _names_column(text: str, model: Model) -> bool:
+    """The question names a column of the model ("the names and ages of the different
+    ranks"): a row answer shows it, so the question is about the model even when no rule
+    read a condition from it (issue #19: it was called off topic and answered no rows)."""
+    return any(_is_alias(tok, model) for tok in _TOKEN.findall(text) if tok not in STOPWORDS)
 
 
 def _negated_words(scan: Scan, model: Model) -> list[Where]:
