@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from unifind.cite._compare import compared
 from unifind.cite._stated import unstated
 from unifind.cite.contradict import _signs, conflict
 from unifind.cite.verdict import SourceSentences
@@ -222,3 +223,31 @@ def test_no_sign_conflict(claim: str, source: str) -> None:
 )  # fmt: skip
 def test_a_zero_for_the_letter_o_of_a_name(claim: str, reference: str, figure: str) -> None:
     assert unstated(claim, reference) == figure
+
+
+RATES = (
+    "The suicide rate associated with birth was significantly lower (5.9) and the rates "
+    "associated with miscarriage (18.1) and induced abortion (34.7) were significantly "
+    "higher than in the population."
+)
+
+
+def test_the_sources_figures_decide_a_comparison() -> None:
+    lower = conflict("The suicide rate is lower after miscarriage than live birth.", RATES)
+    assert lower is not None and lower.kind == "number"
+    # the figures agree: the direction word nearer to the wrong side does not decide
+    assert conflict("The suicide rate is higher after miscarriage than live birth.", RATES) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        # no figure for one side: the direction words decide, as before
+        ("The suicide rate is higher after miscarriage than live birth.",
+         "The suicide rate after miscarriage (18.1) was high."),
+        # Chinese comparisons are not read this way (the direction rule reads 高于 / 低于)
+        ("流产后的自杀率低于活产后。", "活产后的自杀率为5.9，流产后为18.1。"),
+    ],
+)  # fmt: skip
+def test_no_comparison_by_figures(claim: str, source: str) -> None:
+    assert compared(claim, source) is None

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from unifind.analysis import get_analyzer
+from unifind.cite._compare import compared
 from unifind.cite._direction import opposed, states
 from unifind.cite._numbers import Quantity, quantities
 from unifind.cite._sign import explicit, sign
@@ -115,7 +116,7 @@ def conflict(
         or _identifiers(claim, source, reference or source)
         or _negation(claim, source, shared)
         or _polarity(claim, source, closest)
-        or _direction(claim, source)
+        or _comparison(claim, source)
         or _signs(claim, source)
         or _entities(claim, source, reference or source)
     )
@@ -406,6 +407,15 @@ def _direction(claim: str, source: str) -> Conflict | None:
         return None
     mine, theirs, shared = found
     return Conflict("direction", f"{mine.word!r} vs {theirs.word!r}", mine.word, shared)
+
+
+def _comparison(claim: str, source: str) -> Conflict | None:
+    """The source's figures for the two sides the claim compares decide the comparison
+    (:mod:`unifind.cite._compare`); without them, the direction words do."""
+    stated = compared(claim, source)
+    if stated is None:
+        return _direction(claim, source)
+    return None if stated else Conflict("number", "the source's figures compare the other way")
 
 
 def _signs(claim: str, source: str) -> Conflict | None:
