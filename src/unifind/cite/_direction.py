@@ -13,6 +13,7 @@ word spaces: a Chinese word is compared with the whole sentence.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from unifind.analysis import get_analyzer
@@ -79,7 +80,7 @@ _FUNCTION = frozenset(["a", "an", "the", "of", "in", "on", "its", "their", "his"
 def _acts_on(
     text: str, words: list[str], found: list[tuple[int, tuple[tuple[int, int], ...]]], i: int
 ) -> frozenset[str]:
-    spans = [m.span() for m in _WORD.finditer(text)]
+    spans = _spans(text)
     out: list[str] = []
     for j in range(i + 1, len(words)):
         if found[j][1] or _APART.search(text[spans[j - 1][1] : spans[j][0]]):
@@ -113,6 +114,12 @@ _CHANGE_VERB = frozenset(
 _APART = re.compile(r"[,;:()\[\]]|\b(?:and|or|but|while|whereas|than|by|to|that|which)\b", re.I)
 
 
+@functools.lru_cache(maxsize=4096)
+def _spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Where each word of ``text`` is (read once per text, not once per direction word)."""
+    return tuple(m.span() for m in _WORD.finditer(text))
+
+
 def _acting(
     text: str, words: list[str], found: list[tuple[int, tuple[tuple[int, int], ...]]]
 ) -> dict[int, int]:
@@ -120,7 +127,7 @@ def _acting(
     activation", "decreased weight gain", "prevents the rise"): index → the change's
     index. A noun that is itself the subject ("loss of function increases"), an agent
     ("an inhibitor of activation") or a change of another kind acts on nothing."""
-    spans = [m.span() for m in _WORD.finditer(text)]
+    spans = _spans(text)
     out: dict[int, int] = {}
     for i, sides in found:
         if not sides or i + 1 >= len(words) or words[i + 1] in ("of", "in", "on"):
