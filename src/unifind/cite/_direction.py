@@ -6,8 +6,12 @@ A direction word is one side of an antonym pair (increase / decrease, before / a
 newer, accepted / rejected, all / some, ...). Each occurrence is read with the content words
 around it (:data:`ANCHOR_WORDS` either side: what it modifies, who does it). A claim's word
 is compared with the source's words of the same pair that share the most of those words
-with it; the claim is contradicted when those are all on the other side. A negated
-occurrence ("did not increase") is no side: the negation rules read it. Chinese text has no
+with it — first by what each acts on (the words right after it: "promotes *β-catenin
+degradation* and inhibits *differentiation*") — and the claim is contradicted when those are
+all on the other side. A negated occurrence ("did not increase") is no side: the negation
+rules read it. A word acting on a change is one direction, the product of the two
+("inhibits checkpoint activation"); a word naming a kind is none ("an inhibitory receptor");
+a source's ratio above or below 1 is one (:mod:`unifind.cite._ratios`). Chinese text has no
 word spaces: a Chinese word is compared with the whole sentence.
 """
 
