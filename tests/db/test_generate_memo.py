@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from unifind.db._memo import per_object
-from unifind.db.generate._scan import Scan, phrase_need, phrase_pattern
+from unifind.db.generate._scan import Needing, Scan, phrase_need, phrase_pattern
 
 PHRASES = [
     "party", "city", "country", "day", "key", "customer country", "total points",
@@ -57,6 +57,24 @@ def test_scan_find_reads_the_unconsumed_text() -> None:
     scan.consume(0, 7)
     assert [m[0] for m in scan.find(phrase_pattern("party"))] == []
     assert [m[0] for m in scan.find(phrase_pattern("city"))] == ["city"]
+
+
+def test_needing_keeps_the_order_of_the_items_the_text_can_match() -> None:
+    phrases = ["customer name", "order date", "customer country", "party", "date"]
+    index = Needing((phrase_need(p), p) for p in phrases)
+    assert index.present("the customers' countries and parties") == [
+        "customer name", "customer country", "party"]  # fmt: skip
+    assert index.present("nothing here") == []
+    for text in TEXTS:  # never one left out that matches
+        kept = index.present(text)
+        assert [p for p in phrases if phrase_pattern(p).search(text)] == [
+            p for p in kept if phrase_pattern(p).search(text)]  # fmt: skip
+
+
+def test_needing_refuses_a_need_with_a_space() -> None:
+    # Consuming writes spaces: a need with one could appear where it was not.
+    with pytest.raises(ValueError, match="one word"):
+        Needing([("customer name", 1)])
 
 
 class _Thing:

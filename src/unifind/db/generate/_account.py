@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from unifind.db._memo import per_object
 from unifind.db.dsl import QueryDSL, Where
-from unifind.db.generate._scan import Scan, normalise, phrase_need, phrase_pattern
+from unifind.db.generate._scan import Needing, Scan, normalise, phrase_need, phrase_pattern
 from unifind.db.generate._sense import Sense
 from unifind.db.models import Model
 
@@ -48,10 +48,14 @@ class Ledger:
         self._owner: list[str | None] = [None] * len(scan.text)
         #: Characters read before the ledger started (a join's phrase, ``_join``).
         self._read = [a != b for a, b in zip(scan.text, scan.rest, strict=True)]
+        self._marked: str | None = None
 
     def mark(self, stage: str) -> None:
         """Characters consumed since the last mark belong to ``stage``."""
         text, rest = self.scan.text, self.scan.rest
+        if rest is self._marked:
+            return  # nothing consumed since: every changed character has its owner
+        self._marked = rest
         for i, ch in enumerate(rest):
             if self._owner[i] is None and ch != text[i]:
                 self._owner[i] = stage
@@ -68,14 +72,10 @@ class Ledger:
         used = used_fields(dsl)
         named: dict[tuple[int, int], set[str]] = {}
         text = self.scan.text
-        for sense in senses.values():
-            col = sense.column.name
-            for pattern, need in _column_phrases(sense):
-                if need not in text:
-                    continue  # no match can lack it (``phrase_need``)
-                for m in pattern.finditer(text):
-                    for t in TOKEN.finditer(text, m.start(), m.end()):
-                        named.setdefault(t.span(), set()).add(col)
+        for col, pattern in _column_phrases(senses).present(text):
+            for m in pattern.finditer(text):
+                for t in TOKEN.finditer(text, m.start(), m.end()):
+                    named.setdefault(t.span(), set()).add(col)
         out: dict[str, tuple[str, ...]] = {}
         for (start, end), cols in sorted(named.items()):
             word = self.scan.text[start:end]
@@ -145,14 +145,14 @@ class Ledger:
         return tuple(out.items()), confidence
 
 
-def _phrases_of(sense: Sense) -> list[tuple[re.Pattern[str], str]]:
-    """(pattern, text every match contains) of each phrase naming the sense's column."""
-    col = sense.column.name
-    phrases = _with_plurals({*sense.words, col.lower().replace("_", " ")})
-    return [(phrase_pattern(p), phrase_need(p)) for p in phrases]
-
-
-_column_phrases = per_object(_phrases_of, maxsize=4096)
+@per_object
+def _column_phrases(senses: dict[str, Sense]) -> Needing[tuple[str, re.Pattern[str]]]:
+    """Each phrase naming a column, by the word its every match holds."""
+    return Needing(
+        (phrase_need(p), (sense.column.name, phrase_pattern(p)))
+        for sense in senses.values()
+        for p in _with_plurals({*sense.words, sense.column.name.lower().replace("_", " ")})
+    )
 
 
 def _with_plurals(phrases: set[str]) -> set[str]:

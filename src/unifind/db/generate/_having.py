@@ -15,10 +15,11 @@ import functools
 import re
 from dataclasses import dataclass
 
+from unifind.db._memo import per_object
 from unifind.db.dsl import Aggregate, Where
 from unifind.db.generate._aggregate import FN_WORDS, measure
 from unifind.db.generate._numbers import read_numbers
-from unifind.db.generate._scan import NUMBER_WORDS, Scan, number
+from unifind.db.generate._scan import NUMBER_WORDS, Needing, Scan, number
 from unifind.db.generate._sense import Sense
 
 _REL_EN = r"\s+(?:with|having|that have|that has|which have|which has|has|have|whose|where)\b"
@@ -71,15 +72,25 @@ def read_having(
 
 
 def _group(scan: Scan, senses: dict[str, Sense]) -> tuple[str, tuple[int, int]] | None:
+    for column, pattern in _group_words(senses).present(scan.rest):
+        m = pattern.search(scan.rest)
+        if m:
+            return column, m.span()
+    return None
+
+
+@per_object
+def _group_words(senses: dict[str, Sense]) -> Needing[tuple[str, re.Pattern[str]]]:
+    """Each text or yes/no column's "which <words> have" pattern, in order, by the first
+    word its every match holds (a joined view has hundreds: issue #19 latency)."""
+    out = []
     for sense in senses.values():
         if sense.column.type not in ("string", "boolean"):
             continue
         for word in sense.words:
             pattern, need = _group_pattern(word)
-            m = pattern.search(scan.rest) if need in scan.rest else None
-            if m:
-                return sense.column.name, m.span()
-    return None
+            out.append((need.split(" ")[0], (sense.column.name, pattern)))
+    return Needing(out)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -13,9 +13,17 @@ import functools
 import re
 from dataclasses import dataclass
 
+from unifind.db._memo import per_object
 from unifind.db.dsl import SubAggregate, Where
 from unifind.db.generate._numbers import family
-from unifind.db.generate._scan import NUMBER_WORDS, Scan, number, phrase_need, phrase_pattern
+from unifind.db.generate._scan import (
+    NUMBER_WORDS,
+    Needing,
+    Scan,
+    number,
+    phrase_need,
+    phrase_pattern,
+)
 from unifind.db.generate._sense import Sense
 from unifind.db.models import Column, Model
 
@@ -53,6 +61,8 @@ _SUPERLATIVES = [
     ), target, sort)
     for phrases, target, sort in SUPERLATIVES
 ]  # fmt: skip
+
+_ANY_SUPERLATIVE = re.compile("|".join(f"(?:{phrases})" for phrases, _, _ in SUPERLATIVES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +103,10 @@ def read_order(
         orders.append(Ordering(measure.name, sort))
         found.append((orders[-1], m[0].strip()))
     targets: dict[str, Column | None] = {}  # of senses and scan.text: once per kind
-    for pattern, target, sort in _SUPERLATIVES:
+    # Every superlative's match holds one of their phrases: none here, no pattern can match
+    # (nothing is consumed until one does).
+    candidates = _SUPERLATIVES if _ANY_SUPERLATIVE.search(scan.rest) else []
+    for pattern, target, sort in candidates:
         if target not in targets:
             targets[target] = _target(senses, target, scan)
         col = targets[target]
@@ -207,34 +220,41 @@ def _by_alias(
 ) -> tuple[list[Ordering], bool]:
     out: list[Ordering] = []
     single = False
-    for sense in senses.values():
-        col = sense.column
-        if col.type not in ("integer", "number", "date", "datetime"):
-            continue
-        for alias in sense.words:
-            if alias not in scan.rest:
-                continue  # every rule's match holds the alias (a view has hundreds, issue #19)
-            for pattern, rule_sort in _alias_rules(alias):
-                sort = (default or "asc") if rule_sort == "by" else rule_sort
-                for m in scan.find(pattern):
-                    if m[0].split()[0] in col.name.lower().split("_"):
-                        continue  # "max speed" names the column Max_speed: no superlative
-                    if (rule_sort != "by" and _counts_rows(m[0], nouns)
-                            and m[0].split()[-1] != col.name.lower()):  # fmt: skip
-                        continue  # "the most invoices": a count of rows, not invoice_date
-                    if rule_sort != "by" and _inside_a_name(scan.text, m, senses):
-                        continue  # "max page size" names max_page_size
-                    d = m.groupdict().get("dir") or m.groupdict().get("zdir")
-                    if d:
-                        sort = "desc" if re.fullmatch(_DESC_WORDS, d) else "asc"
-                    single = single or (
-                        rule_sort != "by" and bool(_SINGLE.search(scan.text[: m.start()]))
-                    )
-                    scan.consume(*m.span())
-                    out.append(Ordering(col.name, sort))
-                    if rule_sort != "by":
-                        found.append((out[-1], m[0].strip()))
+    for col, alias in _aliases(senses).present(scan.rest):
+        if alias not in scan.rest:
+            continue  # every rule's match holds the alias (a view has hundreds, issue #19)
+        for pattern, rule_sort in _alias_rules(alias):
+            sort = (default or "asc") if rule_sort == "by" else rule_sort
+            for m in scan.find(pattern):
+                if m[0].split()[0] in col.name.lower().split("_"):
+                    continue  # "max speed" names the column Max_speed: no superlative
+                if (rule_sort != "by" and _counts_rows(m[0], nouns)
+                        and m[0].split()[-1] != col.name.lower()):  # fmt: skip
+                    continue  # "the most invoices": a count of rows, not invoice_date
+                if rule_sort != "by" and _inside_a_name(scan.text, m, senses):
+                    continue  # "max page size" names max_page_size
+                d = m.groupdict().get("dir") or m.groupdict().get("zdir")
+                if d:
+                    sort = "desc" if re.fullmatch(_DESC_WORDS, d) else "asc"
+                single = single or (
+                    rule_sort != "by" and bool(_SINGLE.search(scan.text[: m.start()]))
+                )
+                scan.consume(*m.span())
+                out.append(Ordering(col.name, sort))
+                if rule_sort != "by":
+                    found.append((out[-1], m[0].strip()))
     return out, single
+
+
+@per_object
+def _aliases(senses: dict[str, Sense]) -> Needing[tuple[Column, str]]:
+    """Each number or date column's words, in order, by their first word."""
+    return Needing(
+        (alias.split(" ")[0], (sense.column, alias))
+        for sense in senses.values()
+        if sense.column.type in ("integer", "number", "date", "datetime")
+        for alias in sense.words
+    )
 
 
 def _counts_rows(said: str, nouns: frozenset[str]) -> bool:

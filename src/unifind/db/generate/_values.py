@@ -13,7 +13,14 @@ import re
 
 from unifind.db._memo import per_object
 from unifind.db.dsl import Where
-from unifind.db.generate._scan import Scan, is_cjk, normalise, phrase_need, phrase_pattern
+from unifind.db.generate._scan import (
+    Needing,
+    Scan,
+    is_cjk,
+    normalise,
+    phrase_need,
+    phrase_pattern,
+)
 from unifind.db.generate._sense import Sense
 
 NEG = re.compile(
@@ -49,12 +56,7 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
     A value of several columns binds the one the question names, else any of them."""
     picked: dict[tuple[str, bool], list[str]] = {}
     either: list[Where] = []
-    phrases, needs = _indexed(senses)
-    # Consuming only blanks text: a first word absent now stays absent (``phrase_need``).
-    present = {n for n in needs if n in scan.rest}
-    for phrase, sense, value, key, holders, need in phrases:
-        if need not in present:
-            continue
+    for phrase, sense, value, key, holders in _indexed(senses).present(scan.rest):
         owners: list[tuple[Sense, str]] | None = None
         for m in scan.find(_pattern(phrase)):
             if owners is None:  # only for a phrase the question has (it searches the text)
@@ -86,22 +88,21 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
     return out + either
 
 
-_Phrase = tuple[str, Sense, str, str, list[tuple[Sense, str]], str]
+_Phrase = tuple[str, Sense, str, str, list[tuple[Sense, str]]]
 
 
 @per_object
-def _indexed(senses: dict[str, Sense]) -> tuple[list[_Phrase], frozenset[str]]:
-    """Each phrase (longest first) with its value, its normalised form, every column
-    holding that form and the text its every match holds; and those texts. Per phrase it
-    was O(phrases) normalisations, and with a few hundred sampled values that was most of a
-    question's time (issue #19)."""
+def _indexed(senses: dict[str, Sense]) -> Needing[_Phrase]:
+    """Each phrase (longest first) with its value, its normalised form and every column
+    holding that form, by the word its every match holds. Per phrase it was O(phrases)
+    normalisations, and with a few hundred sampled values that was most of a question's
+    time (issue #19)."""
     phrases = _phrases(senses)
     holders: dict[str, dict[int, tuple[Sense, str]]] = {}
     for p, s, v in phrases:
         holders.setdefault(normalise(p), {})[id(s)] = (s, v)
     keyed = ((p, s, v, normalise(p)) for p, s, v in phrases)
-    out = [(p, s, v, k, list(holders[k].values()), _need(p)) for p, s, v, k in keyed if k]
-    return out, frozenset(o[-1] for o in out)
+    return Needing((_need(p), (p, s, v, k, list(holders[k].values()))) for p, s, v, k in keyed if k)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -154,36 +155,28 @@ def _named_before(scan: Scan, start: int, sense: Sense) -> int | None:
 def read_flags(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
     """ "free", "no late fee", "out of stock" → zero; "remote", "with copies available" → set."""
     out: list[Where] = []
-    flagged, needs = _flag_words(senses)
-    present = {n for n in needs if n in scan.rest}  # as in read_values
-    for sense, words in flagged:
+    for sense, pattern, kind in _flag_words(senses).present(scan.rest):
         col = sense.column
-        for pattern, kind, need in words:
-            if need not in present:
-                continue
-            for m in scan.find(pattern):
-                before = scan.rest[: m.start()]
-                neg = NEG.search(before) or (
-                    NEG_LOOSE.search(before) if col.type == "boolean" else None
-                )
-                pos = POSITIVE.search(before)
-                if kind == "named" and not (neg or pos):
-                    continue  # a bare column name ("price") states no condition
-                if kind == "named" and _number_follows(scan, m.end()):
-                    continue  # "with a fee over $100": a comparison, read later
-                scan.consume((neg or pos or m).start(), m.end())
-                zero = (kind == "zero") != bool(neg)
-                out.append(zero_where(sense) if zero else nonzero_where(sense))
+        for m in scan.find(pattern):
+            before = scan.rest[: m.start()]
+            neg = NEG.search(before) or (
+                NEG_LOOSE.search(before) if col.type == "boolean" else None
+            )
+            pos = POSITIVE.search(before)
+            if kind == "named" and not (neg or pos):
+                continue  # a bare column name ("price") states no condition
+            if kind == "named" and _number_follows(scan, m.end()):
+                continue  # "with a fee over $100": a comparison, read later
+            scan.consume((neg or pos or m).start(), m.end())
+            zero = (kind == "zero") != bool(neg)
+            out.append(zero_where(sense) if zero else nonzero_where(sense))
     return out
 
 
-_Flags = list[tuple[Sense, list[tuple[re.Pattern[str], str, str]]]]
-
-
 @per_object
-def _flag_words(senses: dict[str, Sense]) -> tuple[_Flags, frozenset[str]]:
-    """Each number or yes/no column with its phrases' patterns (longest phrase first) and
-    the text each match holds; and those texts."""
+def _flag_words(senses: dict[str, Sense]) -> Needing[tuple[Sense, re.Pattern[str], str]]:
+    """Each number or yes/no column's phrases (longest first in a column), by the word
+    their every match holds."""
     out = []
     for sense in senses.values():
         col = sense.column
@@ -193,8 +186,8 @@ def _flag_words(senses: dict[str, Sense]) -> tuple[_Flags, frozenset[str]]:
         if col.type != "boolean":
             words += [(w, "named") for w in sense.words]
         ordered = sorted(words, key=lambda t: -len(t[0]))
-        out.append((sense, [(phrase_pattern(w), kind, phrase_need(w)) for w, kind in ordered]))
-    return out, frozenset(n for _, words in out for _, _, n in words)
+        out += [(phrase_need(w), (sense, phrase_pattern(w), kind)) for w, kind in ordered]
+    return Needing(out)
 
 
 def _number_follows(scan: Scan, end: int) -> bool:

@@ -39,6 +39,7 @@ from unifind.db.generate._numbers import number_wheres, read_numbers
 from unifind.db.generate._order import Ordering, read_order, tied_top
 from unifind.db.generate._scan import (
     NUMBER_WORDS,
+    Needing,
     Scan,
     is_cjk,
     normalise,
@@ -483,8 +484,17 @@ def _unread_columns(
     read on apartments can't show the bookings' dates; read on bookings it can)."""
     if dsl.aggregates:
         return ledger.unused_columns(senses, known, dsl)
-    many = {n: s for n, s in senses.items() if _many_rows(n, model)}
+    many = _many_senses(model) if senses is learn(model) else _many_of(senses, model)
     return ledger.unused_columns(many, known, dsl) if many else {}
+
+
+@per_object  # one dict per model object: what is built from it is kept too (_account)
+def _many_senses(model: Model) -> dict[str, Sense]:
+    return _many_of(learn(model), model)
+
+
+def _many_of(senses: dict[str, Sense], model: Model) -> dict[str, Sense]:
+    return {n: s for n, s in senses.items() if _many_rows(n, model)}
 
 
 def _many_rows(field: str, model: Model) -> bool:
@@ -585,24 +595,17 @@ def _nested(scan: Scan) -> list[str]:
 def _consume_column_phrases(scan: Scan, senses: dict[str, Sense]) -> None:
     """A column's several-word name ("total points") is accounted for: a row answer shows
     that column. Its single words alone are no keywords then."""
-    phrases, needs = _several_words(senses)
-    # Consuming only blanks text: a first word absent now stays absent (``phrase_need``).
-    present = {n for n in needs if n in scan.rest}
-    for pattern, need in phrases:
-        if need in present:
-            for m in scan.find(pattern):
-                scan.consume(*m.span())
+    for pattern in _several_words(senses).present(scan.rest):
+        for m in scan.find(pattern):
+            scan.consume(*m.span())
 
 
 @per_object
-def _several_words(
-    senses: dict[str, Sense],
-) -> tuple[list[tuple[re.Pattern[str], str]], frozenset[str]]:
-    """Each several-word column phrase's pattern and first word; the first words (a joined
-    view has hundreds of phrases and a few first words: issue #19 latency)."""
+def _several_words(senses: dict[str, Sense]) -> Needing[re.Pattern[str]]:
+    """Each several-word column phrase, by its first word (a joined view has hundreds of
+    phrases and a few first words: issue #19 latency)."""
     words = [w for s in senses.values() for w in s.words if " " in w]
-    phrases = [(phrase_pattern(w), phrase_need(w)) for w in words]
-    return phrases, frozenset(n for _, n in phrases)
+    return Needing((phrase_need(w), phrase_pattern(w)) for w in words)
 
 
 def _measure_nouns(scan: Scan, senses: dict[str, Sense]) -> None:
@@ -647,6 +650,7 @@ def _counted(word: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![a-z]){stem}s?\s+(?P<noun>count|number|score|value|figure)(?![a-z])")
 
 
+@per_object
 def _numeric_words(senses: dict[str, Sense]) -> frozenset[str]:
     return frozenset(
         w for s in senses.values() if s.column.type in ("integer", "number") for w in s.words
