@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from tests.db import test_issue19_precision_round4 as round4
 
+from unifind.db.demo import DEMO_MODELS_YAML
 from unifind.db.dsl import QueryDSL
 from unifind.db.generate._caveats import model_as_text
 from unifind.db.leg import DBLeg
@@ -143,3 +144,18 @@ async def test_a_column_named_alone_lists_its_values(leg: DBLeg) -> None:
         assert len(res.items) == 5 and "select" not in (res.dsl or {}), (q, res.dsl)
     res = await ask(leg, "List all crew members.")  # the model's own noun: its rows
     assert len(res.items) == 5 and "select" not in (res.dsl or {}), res.dsl
+
+
+async def test_how_many_are_a_and_how_many_are_b_counts_per_value(shop_path: Path) -> None:
+    shop = DBLeg(f"sqlite:///{shop_path}", DEMO_MODELS_YAML, sample_ttl_s=0)
+    try:
+        res = await ask(
+            shop, "How many products are laptops and how many are phones?", ("products",)
+        )
+        assert res.dsl is not None and res.dsl.get("groups") == ["category"], res.dsl
+        assert sorted((i.data or {})["category"] for i in res.items) == ["laptop", "phone"]
+        assert res.status.value == "ok", res.notes
+        res = await ask(shop, "How many products are laptops?", ("products",))  # one count
+        assert res.dsl is not None and not res.dsl.get("groups") and len(res.items) == 1
+    finally:
+        shop.close()

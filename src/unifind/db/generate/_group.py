@@ -142,6 +142,8 @@ def loose_group(
     for word, column in words.items():
         if column in used:
             continue  # "how many students in each ... of the physics department": a condition
+        if word in nouns or word.rstrip("s") in nouns:
+            continue  # "how many artists are male and how many ...": the rows, no group
         m = re.search(rf"(?<![a-z]){plural(word)}(?![a-z])", scan.rest)
         # The longest phrase at a place names the column: "allergy type", not "allergy".
         if m and (best is None or (m.start(), -m.end()) < (best[0], -longest)):

@@ -181,7 +181,7 @@ class BuiltinGenerator:
         if agg and not agg.groups and not agg.havings:
             used = {w.field for w in wheres if w.field}
             used |= {a.field for a in agg.aggregates if a.field}  # avg(X) per X is X itself
-            if group := loose_group(scan, senses, used, known):
+            if group := loose_group(scan, senses, used, known) or _per_value(scan, wheres):
                 agg = Aggregation(agg.aggregates, (group,))
                 if len(agg.aggregates) == 1 and shape.bare:  # the groups came late
                     sorts = [(o.column, o.sort) for o in shape.orders]
@@ -687,6 +687,22 @@ def _in_vocabulary(word: str, model: Model) -> bool:
 
 def _names_model(text: str, known: frozenset[str]) -> bool:
     return any(phrase_pattern(w).search(text) for w in known if w)
+
+
+#: "how many artists are male and how many are female": one count per value named.
+_PER_VALUE = re.compile(r"(?<![a-z])how many\b.*\band how many\b")
+
+
+def _per_value(scan: Scan, wheres: list[Where]) -> str | None:
+    """The column whose values a question counts one by one ("how many are A and how many
+    are B"): the one list of values it names; the second "how many" is read."""
+    lists = [w.field for w in wheres if w.op == "in" and w.field and not w.wheres]
+    m = _PER_VALUE.search(scan.text)
+    if m is None or len(lists) != 1 or len(wheres) != 1:
+        return None
+    second = scan.text.rindex("and how many", m.start(), m.end())
+    scan.consume(second, second + len("and how many"))
+    return lists[0]
 
 
 def _listed(
