@@ -159,3 +159,12 @@ async def test_how_many_are_a_and_how_many_are_b_counts_per_value(shop_path: Pat
         assert res.dsl is not None and not res.dsl.get("groups") and len(res.items) == 1
     finally:
         shop.close()
+
+
+async def test_a_generic_part_of_column_names_alone_names_no_model(leg: DBLeg) -> None:
+    # "names" is a part of many columns' names: alone it makes no question about a model.
+    res = await ask(leg, "Show all donor names.")
+    assert res.status.value == "unavailable" and res.items == (), res.reports
+    assert report(res, "crew") == (Status.DEGRADED, Reason.NOT_UNDERSTOOD)
+    res = await ask(leg, "Show the names and ranks.")  # a column of its own: about crew
+    assert len(res.items) == 5 and res.status.value == "ok", res.reports

@@ -724,7 +724,18 @@ def _names_column(text: str, model: Model) -> bool:
     """The question names a column of the model ("the names and ages of the different
     ranks"): a row answer shows it, so the question is about the model even when no rule
     read a condition from it (issue #19: it was called off topic and answered no rows)."""
-    return any(_is_alias(tok, model) for tok in _TOKEN.findall(text) if tok not in STOPWORDS)
+    return any(
+        _is_alias(tok, model)
+        for tok in _TOKEN.findall(text)
+        if tok not in STOPWORDS and _singular(tok) not in _GENERIC_PARTS
+    )
+
+
+#: Parts of many columns' names ("phone_number", "product_description"): a question using
+#: one alone names no model ("the number of addresses in the California district").
+_GENERIC_PARTS = frozenset(("id", "number", "name", "code", "type", "date", "count", "total",
+                            "description", "detail", "info", "data", "value",
+                            "amount"))  # fmt: skip
 
 
 def _negated_words(scan: Scan, model: Model) -> list[Where]:
