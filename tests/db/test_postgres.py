@@ -17,9 +17,9 @@ import sqlalchemy as sa
 import yaml
 
 from unifind.db.demo import DEMO_MODELS_YAML, load_demo
-from unifind.db.execute import make_engine
+from unifind.db.execute import Executor, make_engine
 from unifind.db.leg import DBLeg
-from unifind.errors import InputError
+from unifind.errors import InputError, SourceError
 from unifind.types import Principal, Reason, SearchRequest, Status
 
 from ._servers import PG_DSN as DSN
@@ -126,6 +126,36 @@ async def test_cancel_stops_the_server_side_query(pg: tuple[str, str]) -> None:
     probe.dispose()
     leg.close()
     assert running == 0
+
+
+async def test_statements_under_the_engine_timeout_skip_the_transaction(
+    pg: tuple[str, str],
+) -> None:
+    """The leg's connections start with its statement_timeout (a startup option): a statement
+    under that limit runs in autocommit (no BEGIN / set_config / ROLLBACK round trips), still
+    read-only and still stopped at the limit; a request's shorter limit is set for its own
+    transaction and leaves the connection's default as it was."""
+    dsn, schema = pg
+    engine = make_engine(dsn, statement_timeout_s=0.5)
+    ex = Executor(engine, statement_timeout_s=0.5, engine_timeout_s=0.5)
+    probe = sa.text(
+        "current_setting('statement_timeout') AS t, current_setting('transaction_read_only') "
+        "AS ro, now() = statement_timestamp() AS own"
+    )
+    assert await ex.fetch(sa.select(probe)) == [{"t": "500ms", "ro": "on", "own": True}]
+    t0 = time.perf_counter()
+    with pytest.raises(SourceError) as slow:
+        await ex.fetch(sa.select(sa.column("id")).select_from(sa.table("slow", schema=schema)))
+    assert slow.value.reason is Reason.TIMEOUT and time.perf_counter() - t0 < 3
+    with pytest.raises(SourceError) as short:
+        await ex.fetch(sa.select(sa.func.pg_sleep(0.3)), timeout_s=0.1)
+    assert short.value.reason is Reason.TIMEOUT and "0.1s" in str(short.value)
+    assert (await ex.fetch(sa.select(probe)))[0]["t"] == "500ms"
+    with engine.connect() as conn:
+        conn.execution_options(isolation_level="AUTOCOMMIT")
+        with pytest.raises(sa.exc.DBAPIError, match="read-only"):
+            conn.execute(sa.text(f'DELETE FROM "{schema}".products'))
+    engine.dispose()
 
 
 def test_connections_are_read_only(pg: tuple[str, str]) -> None:

@@ -39,10 +39,16 @@ PROGRESS_STEPS = 1000
 EXTRAS = {"postgresql": "postgres", "mysql": "mysql", "mariadb": "mysql", "duckdb": "duckdb"}
 
 
-def make_engine(url: str, *, connect_timeout_s: float = 5.0) -> sa.Engine:
-    """An engine whose connections refuse writes; a missing driver names its extra."""
+def make_engine(
+    url: str, *, connect_timeout_s: float = 5.0, statement_timeout_s: float | None = None
+) -> sa.Engine:
+    """An engine whose connections refuse writes; a missing driver names its extra.
+
+    ``statement_timeout_s``: on PostgreSQL, every connection starts with that
+    ``statement_timeout`` (a startup option), so a statement run under it needs no
+    ``set_config`` and no transaction of its own (:class:`Executor`)."""
     try:
-        return _make_engine(url, connect_timeout_s)
+        return _make_engine(url, connect_timeout_s, statement_timeout_s)
     except (ImportError, sa.exc.NoSuchModuleError) as exc:
         backend = sa.make_url(url).get_backend_name()
         extra = EXTRAS.get(backend)
@@ -50,7 +56,9 @@ def make_engine(url: str, *, connect_timeout_s: float = 5.0) -> sa.Engine:
         raise ConfigError(f"the {backend} driver is not installed: {hint} ({exc})") from None
 
 
-def _make_engine(url: str, connect_timeout_s: float) -> sa.Engine:
+def _make_engine(
+    url: str, connect_timeout_s: float, statement_timeout_s: float | None = None
+) -> sa.Engine:
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
         engine = sa.create_engine(parsed)
@@ -61,11 +69,14 @@ def _make_engine(url: str, connect_timeout_s: float) -> sa.Engine:
 
         return engine
     if parsed.get_backend_name() == "postgresql":
+        options = "-c default_transaction_read_only=on"
+        if statement_timeout_s is not None:
+            options += f" -c statement_timeout={_ms(statement_timeout_s)}"
         return sa.create_engine(
             parsed,
             pool_pre_ping=True,
             connect_args={
-                "options": "-c default_transaction_read_only=on",
+                "options": options,
                 "connect_timeout": max(1, int(connect_timeout_s)),
             },
         )
@@ -134,10 +145,21 @@ class _Handle:
 class Executor:
     """Runs compiled SELECTs against one database."""
 
-    def __init__(self, engine: sa.Engine, *, statement_timeout_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        engine: sa.Engine,
+        *,
+        statement_timeout_s: float = 10.0,
+        engine_timeout_s: float | None = None,
+    ) -> None:
+        """``engine_timeout_s``: the ``statement_timeout`` the engine's PostgreSQL connections
+        start with (:func:`make_engine`); a statement under exactly that limit runs in
+        autocommit — no BEGIN, ``set_config`` or ROLLBACK round trip (the connections are
+        read-only by their startup option, so no transaction is needed to keep them so)."""
         self.engine = engine
         self.statement_timeout_s = statement_timeout_s
         self.backend = engine.dialect.name
+        self._session_ms = None if engine_timeout_s is None else _ms(engine_timeout_s)
 
     async def fetch(
         self, stmt: sa.Select[Any], *, timeout_s: float | None = None
@@ -161,6 +183,8 @@ class Executor:
         handle.engine = self.engine
         try:
             with self.engine.connect() as conn:
+                if self.backend == "postgresql" and _ms(limit) == self._session_ms:
+                    conn.execution_options(isolation_level="AUTOCOMMIT")
                 raw = conn.connection.driver_connection
                 handle.raw = raw
                 if handle.cancelled.is_set():
@@ -190,11 +214,11 @@ class Executor:
     def _arm(self, conn: sa.Connection, raw: Any, handle: _Handle, limit: float) -> None:
         if self.backend == "sqlite":
             raw.set_progress_handler(lambda: 1 if handle.expired() else 0, PROGRESS_STEPS)
-        elif self.backend == "postgresql":
+        elif self.backend == "postgresql" and _ms(limit) != self._session_ms:
             # set_config(..., true) is transaction-local and, unlike SET, takes bound params.
             conn.execute(
                 sa.text("SELECT set_config('statement_timeout', :ms, true)"),
-                {"ms": str(max(1, int(limit * 1000)))},
+                {"ms": str(_ms(limit))},
             )
         elif self.backend in ("mysql", "mariadb"):
             if getattr(conn.dialect, "is_mariadb", False):
@@ -207,6 +231,10 @@ class Executor:
             handle.timer = threading.Timer(limit, raw.interrupt)
             handle.timer.daemon = True
             handle.timer.start()
+
+
+def _ms(seconds: float) -> int:
+    return max(1, int(seconds * 1000))
 
 
 def _classify(exc: sa.exc.DBAPIError, handle: _Handle, limit: float) -> SourceError:

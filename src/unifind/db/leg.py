@@ -157,8 +157,9 @@ class DBLeg:
             assert self.url is not None
             if path := missing_sqlite_file(self.url):
                 raise SourceError(Reason.UNREACHABLE, f"database file {path} does not exist")
-            engine = make_engine(self.url)
-            self._executor = Executor(engine, statement_timeout_s=self.statement_timeout_s)
+            limit = self.statement_timeout_s
+            engine = make_engine(self.url, statement_timeout_s=limit)
+            self._executor = Executor(engine, statement_timeout_s=limit, engine_timeout_s=limit)
         return self._executor
 
     async def search(
