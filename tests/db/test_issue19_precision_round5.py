@@ -168,3 +168,11 @@ async def test_a_generic_part_of_column_names_alone_names_no_model(leg: DBLeg) -
     assert report(res, "crew") == (Status.DEGRADED, Reason.NOT_UNDERSTOOD)
     res = await ask(leg, "Show the names and ranks.")  # a column of its own: about crew
     assert len(res.items) == 5 and res.status.value == "ok", res.reports
+
+
+async def test_for_all_is_no_group_and_for_each_is(leg: DBLeg) -> None:
+    res = await ask(leg, "Find the maximum and minimum age for all ranks.")
+    assert res.dsl is not None and not res.dsl.get("groups"), res.dsl
+    assert len(res.items) == 1, res.items
+    res = await ask(leg, "Find the maximum and minimum age for each rank.")
+    assert res.dsl is not None and res.dsl.get("groups") == ["rank"], res.dsl

@@ -116,7 +116,9 @@ def read_top_group(
 
 
 _CUE = re.compile(
-    r"(?<![a-z])(?:for each|for every|in each|of each|each|every|per|for all|for different"
+    # Not "for all": "the max and min grade point for all letter grades", "how many games
+    # are played for all students" ask one aggregate over every row (issue #19).
+    r"(?<![a-z])(?:for each|for every|in each|of each|each|every|per|for different"
     r"|and the number|and number|and the count|and count|and how many|along with"
     # "and the corresponding number of gymnasts": an adjective may stand before the noun
     r"|and (?:the|their) (?:corresponding|respective|total) (?:number|count)"
@@ -148,7 +150,7 @@ def loose_group(
         # The longest phrase at a place names the column: "allergy type", not "allergy".
         if m and (best is None or (m.start(), -m.end()) < (best[0], -longest)):
             best, longest = (m.start(), column), m.end()
-    each = [m for m in _CUE.finditer(scan.text) if m[0] in _EACH or m[0] == "for all"]
+    each = [m for m in _CUE.finditer(scan.text) if m[0] in _EACH]
     if each:
         # "for each year": the group is the column named right after; "for each apartment"
         # (the model itself) asks per row: no group, and "each" stays to be reported.
