@@ -42,7 +42,8 @@ def explain(shop_path: Path, tmp_path: Path, q: str, *extra: str) -> tuple[int, 
 
 
 def sql(out: dict[str, Any]) -> str:
-    return next(n for n in out["notes"] if " SQL: " in n).split(" SQL: ", 1)[1]
+    notes: list[str] = out["notes"]
+    return next(n for n in notes if " SQL: " in n).split(" SQL: ", 1)[1]
 
 
 CASES = [

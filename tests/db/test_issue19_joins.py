@@ -22,13 +22,18 @@ from unifind.db.execute import make_engine
 from unifind.db.leg import DBLeg
 from unifind.db.models import Model, introspect, load_models
 from unifind.errors import ConfigError, InputError
-from unifind.types import Principal, Reason, SearchRequest
+from unifind.types import Item, Principal, Reason, SearchRequest
 
 ACME = Principal(tenant="acme")
 
 
 def dsl_req(dsl: dict[str, Any], **kw: Any) -> SearchRequest:
     return SearchRequest(type="db", query="agent query", uses="dsl", dsl=dsl, limit=100, **kw)
+
+
+def data_of(item: Item) -> dict[str, Any]:
+    assert item.data is not None, item
+    return item.data
 
 
 def rows(path: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
@@ -124,7 +129,7 @@ async def test_a_self_referencing_key_is_learned_and_paths_are_bounded(tleg: DBL
     ok = {"select": ["name", "customers.customers.name"],
           "wheres": [{"field": "customers.customers.country", "value": "Germany"}]}  # fmt: skip
     res = await tleg.search(dsl_req({**ok, "model": "customers"}), principal=ACME)
-    assert res.ok and [i.data["name"] for i in res.items] == []  # boss of boss: none
+    assert res.ok and [data_of(i)["name"] for i in res.items] == []  # boss of boss: none
     deep = {"model": "customers", "select": ["customers.customers.customers.customers.name"]}
     with pytest.raises(InputError, match="at most 3"):
         await tleg.search(dsl_req(deep), principal=ACME)
@@ -142,7 +147,7 @@ async def test_a_join_applies_the_joined_models_tenancy(tleg: DBLeg) -> None:
             "joins": [{"from": "customers", "as": "c", "key": "id", "foreign": "customer_id",
                        "left": True}]}  # fmt: skip
     res = await tleg.search(dsl_req(left), principal=ACME)
-    assert {i.record_id: i.data["c.name"] for i in res.items} == {"1": "Anna", "2": None,
+    assert {i.record_id: data_of(i)["c.name"] for i in res.items} == {"1": "Anna", "2": None,
                                                                    "4": "Cleo"}  # fmt: skip
 
 
@@ -191,8 +196,8 @@ async def test_aggregates_over_joined_columns_and_count_distinct(
     expected = rows(shop_path, "SELECT c.country, count(DISTINCT c.id), sum(o.total), "
                     "count(*) FROM orders o JOIN customers c ON c.id = o.customer_id WHERE "
                     "o.tenant_id = 'acme' AND c.tenant_id = 'acme' GROUP BY c.country")  # fmt: skip
-    got = {(i.data["customers.country"], i.data["count_distinct_customers_id"],
-            round(i.data["sum_total"], 2), i.data["count"]) for i in res.items}  # fmt: skip
+    got = {(data_of(i)["customers.country"], data_of(i)["count_distinct_customers_id"],
+            round(data_of(i)["sum_total"], 2), data_of(i)["count"]) for i in res.items}  # fmt: skip
     assert got == {(a, b, round(c, 2), d) for a, b, c, d in expected}
     assert any(r[1] > 1 for r in expected)  # a country with several customers: distinct counts
 
@@ -204,7 +209,7 @@ async def test_distinct_rows_and_a_has_many_path(leg: DBLeg, shop_path: Path) ->
     expected = rows(shop_path, "SELECT DISTINCT p.brand FROM products p JOIN orders o ON "
                     "o.product_id = p.id WHERE o.status = 'cancelled' AND o.tenant_id = 'acme' "
                     "ORDER BY p.brand")  # fmt: skip
-    assert [i.data["brand"] for i in res.items] == [r[0] for r in expected]
+    assert [data_of(i)["brand"] for i in res.items] == [r[0] for r in expected]
     # no key is selected: each row is named by its values, so no two share a citation
     assert len(expected) > 1 and len({i.record_id for i in res.items}) == len(expected)
 
@@ -224,7 +229,7 @@ async def test_the_dsl_runs_as_written_without_a_generator(leg: DBLeg) -> None:
     req = SearchRequest(type="db", query="cheapest laptops", uses="dsl", models=("products",),
                         dsl={"wheres": [{"field": "brand", "value": "Sony"}]})  # fmt: skip
     res = await leg.search(req)
-    assert res.items and {i.data["brand"] for i in res.items} == {"Sony"}
+    assert res.items and {data_of(i)["brand"] for i in res.items} == {"Sony"}
     assert res.dsl == {"model": "products", "wheres": [{"field": "brand", "value": "Sony"}]}
     with pytest.raises(InputError, match="names its model"):
         await leg.search(SearchRequest(type="db", query="x", uses="dsl", dsl={"limit": 1}))

@@ -32,7 +32,8 @@ def db(
 
 
 def absent_note(res: Any) -> str:
-    notes = [n for n in res.notes if " with no " in n and n.startswith(("read as", "joined"))]
+    notes: list[str] = [n for n in res.notes if " with no " in n
+                        and n.startswith(("read as", "joined"))]  # fmt: skip
     assert notes, f"no note names the anti-join: {res.notes}"
     return notes[0]
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from unifind.db.generate._join import joined_view
+from unifind.db.generate._view import joined_view
 from unifind.db.leg import DBLeg
 from unifind.types import Principal, Reason, SearchRequest, Status
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from unifind.db._pick import pick_one
-from unifind.db.generate._join import joined_view
+from unifind.db.generate._view import joined_view
 from unifind.db.leg import DBLeg
 from unifind.db.models import Model
 from unifind.types import LegReport, Principal, Reason, Status
@@ -34,7 +34,7 @@ def db(
 
 
 def join_note(res: Any) -> str:
-    notes = [n for n in res.notes if n.startswith("joined ")]
+    notes: list[str] = [n for n in res.notes if n.startswith("joined ")]
     assert notes, f"no note names the join: {res.notes}"
     return notes[0]
 
@@ -136,7 +136,7 @@ def test_between_equal_fits_the_reading_fewer_relations_away_answers() -> None:
     @dataclass
     class Run:
         model: str
-        dsl: dict[str, Any]
+        dsl: dict[str, Any] | None
         items: list[Any] = field(default_factory=list)
         notes: list[str] = field(default_factory=list)
         unknown: int = 0

@@ -84,6 +84,16 @@ async def ask(leg: DBLeg, q: str, model: str = "staff") -> SearchResult:
     return await leg.search(SearchRequest(type="db", query=q, models=(model,), limit=100))
 
 
+def dsl_of(res: SearchResult) -> dict[str, Any]:
+    assert res.dsl is not None, res.notes
+    return res.dsl
+
+
+def understood_of(res: SearchResult) -> dict[str, str]:
+    assert res.understood is not None, res.notes
+    return res.understood
+
+
 def ids(res: SearchResult, key: str = "staff_id") -> list[Any]:
     return [(i.data or {})[key] for i in res.items]
 
@@ -91,14 +101,14 @@ def ids(res: SearchResult, key: str = "staff_id") -> list[Any]:
 async def test_a_value_named_whole_binds_its_column_not_a_substring(leg: DBLeg) -> None:
     res = await ask(leg, 'staff whose gender is "Male"')
     assert sorted(ids(res)) == [2, 4, 6]  # LIKE '%male%' found every Female too
-    assert res.dsl["wheres"] == [{"field": "gender", "value": "Male"}]
-    assert res.status.value == "ok" and res.understood["male"] == "value of gender"
+    assert dsl_of(res)["wheres"] == [{"field": "gender", "value": "Male"}]
+    assert res.status.value == "ok" and understood_of(res)["male"] == "value of gender"
 
 
 async def test_a_full_name_binds_first_and_last_name(leg: DBLeg) -> None:
     res = await ask(leg, "What is the phone number of Nancy Edwards?")
     assert ids(res) == [1]  # not Nancy Moss, not Omar Edwards, not Edward Nance
-    assert not res.dsl.get("aggregates")  # "phone number" names phone: no count
+    assert not dsl_of(res).get("aggregates")  # "phone number" names phone: no count
     assert res.status.value == "ok", res.notes
 
 
@@ -114,7 +124,7 @@ async def test_a_value_of_two_columns_binds_the_one_named_else_either(leg: DBLeg
     assert sorted(ids(res)) == [1, 6]
     res = await ask(leg, "staff in Paris")
     assert sorted(ids(res)) == [1, 2, 5, 6]  # home or work city: both hold Paris
-    assert res.understood["paris"] == "value of home_city, work_city"
+    assert understood_of(res)["paris"] == "value of home_city, work_city"
     assert "'Paris' is a value of home_city or work_city" in res.notes[0], res.notes
     res = await ask(leg, "staff whose home city is Paris")
     assert not any("is a value of" in n for n in res.notes)
@@ -133,36 +143,36 @@ async def test_every_is_a_function_word(leg: DBLeg) -> None:
 
 async def test_a_quoted_letter_in_a_named_column(leg: DBLeg) -> None:
     res = await ask(leg, 'the last names of all staff that have "w" in their last names')
-    assert res.dsl["wheres"] == [{"field": "last_name", "op": "like", "value": "%w%"}]
+    assert dsl_of(res)["wheres"] == [{"field": "last_name", "op": "like", "value": "%w%"}]
     assert sorted(ids(res)) == [1, 4]
 
 
 async def test_top_n_groups_are_ranked_by_their_count(leg: DBLeg) -> None:
     res = await ask(leg, "the top 3 departments by number of staff and how many do they have?")
-    assert res.dsl["orders"] == [{"field": "count", "sort": "desc"}], res.dsl
+    assert dsl_of(res)["orders"] == [{"field": "count", "sort": "desc"}], res.dsl
     assert [(i.data or {})["count"] for i in res.items] == [2, 2, 1]
 
 
 async def test_alphabetical_order_sorts_what_is_listed(leg: DBLeg) -> None:
     res = await ask(leg, "the first names of staff in department Finance in alphabetical order")
-    assert res.dsl["orders"] == [{"field": "first_name"}], res.dsl
+    assert dsl_of(res)["orders"] == [{"field": "first_name"}], res.dsl
     assert ids(res) == [6, 2]
 
 
 async def test_a_model_noun_before_the_sort_column(leg: DBLeg) -> None:
     res = await ask(leg, "first names of staff in descending order of staff age")
-    assert res.dsl["orders"] == [{"field": "age", "sort": "desc"}], res.dsl
+    assert dsl_of(res)["orders"] == [{"field": "age", "sort": "desc"}], res.dsl
 
 
 async def test_for_each_product_type_groups_once(leg: DBLeg) -> None:
     res = await ask(leg, "the average price for each product type", "products")
-    assert res.dsl["groups"] == ["product_type"], res.dsl
+    assert dsl_of(res)["groups"] == ["product_type"], res.dsl
     assert len(res.items) == 2
 
 
 async def test_an_aggregated_column_is_no_group(leg: DBLeg) -> None:
     res = await ask(leg, "the average pages per minute", "products")
-    assert not res.dsl.get("groups"), res.dsl
+    assert not dsl_of(res).get("groups"), res.dsl
     assert (res.items[0].data or {})["avg_pages_per_minute"] == 5.0
 
 
@@ -202,26 +212,26 @@ def test_the_scorer_reads_an_iso_datetime_as_sqlite_text() -> None:
 async def test_first_n_with_no_order_is_partial(leg: DBLeg) -> None:
     res = await ask(leg, "the last names of the first 2 staff")
     assert res.status.value == "partial" and len(res.items) == 2
-    assert res.understood["first"].startswith("not used: no order is named"), res.understood
+    assert understood_of(res)["first"].startswith("not used: no order is named"), res.understood
     res = await ask(leg, "the first 2 staff by age")  # an order named: ok
     assert res.status.value == "ok", res.notes
 
 
 async def test_for_every_row_of_the_model_is_no_group(leg: DBLeg) -> None:
     res = await ask(leg, "the minimum and maximum price for every product", "products")
-    assert not res.dsl.get("groups"), res.dsl
+    assert not dsl_of(res).get("groups"), res.dsl
     assert [dict(i.data or {}) for i in res.items] == [
         {"min_product_price": 20.0, "max_product_price": 90.0}
     ]
     res = await ask(leg, "the maximum price for each product type", "products")
-    assert res.dsl["groups"] == ["product_type"]  # a column after "each": still a group
+    assert dsl_of(res)["groups"] == ["product_type"]  # a column after "each": still a group
 
 
 async def test_a_superlative_of_a_two_word_singular_keeps_one_row(leg: DBLeg) -> None:
     res = await ask(leg, "the name of the staff member with the highest salary")
-    assert res.dsl.get("limit") == 1 and ids(res) == [4], res.dsl
+    assert dsl_of(res).get("limit") == 1 and ids(res) == [4], res.dsl
     res = await ask(leg, "the team of the staff of the highest age")
-    assert res.dsl.get("limit") == 1 and ids(res) == [4], res.dsl
+    assert dsl_of(res).get("limit") == 1 and ids(res) == [4], res.dsl
 
 
 async def test_a_year_with_no_date_column_is_not_dropped(leg: DBLeg) -> None:
@@ -257,12 +267,12 @@ def weather(tmp_path: Path) -> Iterator[DBLeg]:
 
 async def test_a_one_letter_unit_part_leaves_the_column_named(weather: DBLeg) -> None:
     res = await ask(weather, "the average mean temperature for each zip code", "weather")
-    assert res.dsl["aggregates"] == [{"fn": "avg", "field": "mean_temperature_f"}], res.dsl
-    assert res.dsl["groups"] == ["zip_code"]
+    assert dsl_of(res)["aggregates"] == [{"fn": "avg", "field": "mean_temperature_f"}], res.dsl
+    assert dsl_of(res)["groups"] == ["zip_code"]
 
 
 async def test_a_code_of_capitals_has_no_plural(weather: DBLeg) -> None:
     res = await ask(weather, "readings of carrier UPS", "weather")
     assert "'UP'" not in str(res.dsl), res.dsl  # "UPS" is not the code "UP"
     res = await ask(weather, "readings of carrier UP", "weather")
-    assert res.dsl["wheres"] == [{"field": "carrier_code", "value": "UP"}], res.dsl
+    assert dsl_of(res)["wheres"] == [{"field": "carrier_code", "value": "UP"}], res.dsl

@@ -77,6 +77,16 @@ async def ask(leg: DBLeg, q: str, model: str = "crew") -> SearchResult:
     return await leg.search(SearchRequest(type="db", query=q, models=(model,), limit=100))
 
 
+def dsl_of(res: SearchResult) -> dict[str, Any]:
+    assert res.dsl is not None, res.notes
+    return res.dsl
+
+
+def understood_of(res: SearchResult) -> dict[str, str]:
+    assert res.understood is not None, res.notes
+    return res.understood
+
+
 def rows(res: SearchResult, key: str = "crew_id") -> list[Any]:
     return [(i.data or {})[key] for i in res.items]
 
@@ -106,7 +116,7 @@ async def test_different_before_a_column_asks_its_distinct_values(leg: DBLeg) ->
         "What are the names of the distinct crew members?",
     ):  # the model's own rows
         res = await ask(leg, q)
-        assert "select" not in res.dsl, (q, res.dsl)
+        assert "select" not in dsl_of(res), (q, res.dsl)
     res = await ask(leg, "How many different ranks are there?")  # a count, not a list
     assert [dict(i.data or {}) for i in res.items] == [{"count_distinct_rank": 3}]
 
@@ -118,7 +128,7 @@ async def test_a_link_to_another_row_of_the_model_is_not_read_on_the_row_itself(
     # The builtin writes no self-join: Nancy's own row comes back, and the answer says so.
     assert res.status.value == "partial"
     assert any("reports_to links each crew row to another" in n for n in res.notes), res.notes
-    assert res.understood["reports"].startswith("not used")
+    assert understood_of(res)["reports"].startswith("not used")
     res = await ask(leg, "What is the rank of Nancy Edwards?")  # no link word: her own row
     assert rows(res) == [1] and res.status.value == "ok", res.notes
 
@@ -126,22 +136,22 @@ async def test_a_link_to_another_row_of_the_model_is_not_read_on_the_row_itself(
 async def test_a_word_of_a_columns_name_that_is_its_value_binds_the_value(leg: DBLeg) -> None:
     res = await ask(leg, "List the names of the night crew members.")
     assert sorted(rows(res)) == [2, 4], res.dsl
-    assert res.understood["night"] == "value of day_or_night"  # was the column: every row
+    assert understood_of(res)["night"] == "value of day_or_night"  # was the column: every row
     res = await ask(leg, "Show the day or night of every crew member")  # the column, named whole
-    assert len(rows(res)) == 5 and not res.dsl.get("wheres"), res.dsl
+    assert len(rows(res)) == 5 and not dsl_of(res).get("wheres"), res.dsl
 
 
 async def test_a_sort_names_the_longest_column_name(leg: DBLeg) -> None:
     res = await ask(leg, "List the total points of crew members in descending order.")
-    assert res.dsl["orders"] == [{"field": "total_points", "sort": "desc"}]
+    assert dsl_of(res)["orders"] == [{"field": "total_points", "sort": "desc"}]
     assert rows(res) == [5, 1, 3, 2, 4]
 
 
 async def test_no_count_is_read_across_a_conjunction(leg: DBLeg) -> None:
     res = await ask(leg, "Show the ranks that have crew with age higher than 50 and crew with "
                          "age lower than 30.")  # fmt: skip
-    assert not res.dsl.get("havings"), res.dsl  # it was count > 50, grouped by rank
-    assert [w["field"] for w in res.dsl["wheres"]] == ["age", "age"]
+    assert not dsl_of(res).get("havings"), res.dsl  # it was count > 50, grouped by rank
+    assert [w["field"] for w in dsl_of(res)["wheres"]] == ["age", "age"]
 
 
 async def test_two_comparisons_joined_by_or_are_either(leg: DBLeg) -> None:
@@ -155,7 +165,7 @@ async def test_two_comparisons_joined_by_or_are_either(leg: DBLeg) -> None:
 async def test_only_n_rows_is_a_count_condition(leg: DBLeg) -> None:
     res = await ask(leg, "Show all ranks with only 1 crew member.")
     assert [dict(i.data or {}) for i in res.items] == [{"rank": "Captain", "count": 1}]
-    assert res.dsl["havings"] == [{"field": "count", "value": 1}], res.dsl  # was LIKE '%1%'
+    assert dsl_of(res)["havings"] == [{"field": "count", "value": 1}], res.dsl  # was LIKE '%1%'
 
 
 async def test_a_quoted_value_is_matched_whole(tmp_path: Path) -> None:
@@ -178,23 +188,24 @@ async def test_a_quoted_value_is_matched_whole(tmp_path: Path) -> None:
         leg.close()
     # "member" names the model: it stopped the value; LIKE '%good%' found Goodwill too.
     assert sorted(rows(res, "member_id")) == [1, 3], res.dsl
-    assert res.dsl["wheres"] == [{"field": "status_code", "value": "Good Member"}]
+    assert dsl_of(res)["wheres"] == [{"field": "status_code", "value": "Good Member"}]
 
 
 async def test_a_direction_with_no_column_sorts_the_groups_aggregate(leg: DBLeg) -> None:
     res = await ask(leg, "What is the number of crew members per rank, ordered from most to least?")
-    assert res.dsl["orders"] == [{"field": "count", "sort": "desc"}], res.dsl
+    assert dsl_of(res)["orders"] == [{"field": "count", "sort": "desc"}], res.dsl
     assert [dict(i.data or {})["count"] for i in res.items] == [2, 2, 1]
     res = await ask(leg, "Show the ranks and the corresponding number of crew members sorted "
                          "by the number of crew members in ascending order.")  # fmt: skip
-    assert res.dsl["groups"] == ["rank"] and res.dsl["orders"] == [{"field": "count"}], res.dsl
+    dsl = dsl_of(res)
+    assert dsl["groups"] == ["rank"] and dsl["orders"] == [{"field": "count"}], res.dsl
     assert [dict(i.data or {})["count"] for i in res.items] == [1, 2, 2]
 
 
 async def test_no_average_is_taken_over_a_key(leg: DBLeg) -> None:
     res = await ask(leg, "Find the average fee on a campus in 2001", "fees")
-    assert not any(a.get("field") == "campus" for a in res.dsl.get("aggregates", ())), res.dsl
-    assert res.status.value != "ok" or res.dsl.get("aggregates") == [
+    assert not any(a.get("field") == "campus" for a in dsl_of(res).get("aggregates", ())), res.dsl
+    assert res.status.value != "ok" or dsl_of(res).get("aggregates") == [
         {"fn": "avg", "field": "campus_fee"}
     ]
 
@@ -220,7 +231,7 @@ async def test_the_most_rows_sorts_no_column_the_noun_names(tmp_path: Path) -> N
         res = await ask(leg, "List the state in the west with the most invoices.", "invoices")
     finally:
         leg.close()
-    assert {"field": "invoice_date", "sort": "desc"} not in res.dsl.get("orders", []), res.dsl
+    assert {"field": "invoice_date", "sort": "desc"} not in dsl_of(res).get("orders", []), res.dsl
     assert res.status.value != "ok" or rows(res, "billing_state") == ["CA"], res.dsl
 
 
@@ -246,7 +257,7 @@ async def test_a_superlative_inside_a_columns_name_is_that_name(tmp_path: Path) 
     finally:
         leg.close()
     assert sorted(rows(res, "pupil_id")) == [1, 3], res.dsl  # both: no "the latest one"
-    assert not res.dsl.get("limit") and res.status.value == "ok", res.dsl
+    assert not dsl_of(res).get("limit") and res.status.value == "ok", res.dsl
 
 
 async def test_a_letter_left_unread_is_said(leg: DBLeg) -> None:
