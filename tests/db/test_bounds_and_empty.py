@@ -167,3 +167,37 @@ async def test_a_top_level_or_is_counted_whole(
     total = count(f"sqlite:///{shop_path}", "SELECT id FROM products")
     assert notes == [f"no products row matches the conditions; without them: {total}"]
     assert rows_now == []
+
+
+async def test_an_empty_answer_along_a_relation_says_which_condition_left_nothing(
+    leg: DBLeg, shop_path: Path
+) -> None:
+    """A query along relations is probed like a one-table one: the whole joined query with
+    one condition out, counted under every model's permission (the caller's rows alone)."""
+    url = f"sqlite:///{shop_path}"
+    # A country some customer has, but none of acme's orders come from (hand-written SQL).
+    sql = ("SELECT country FROM customers WHERE country NOT IN (SELECT c.country "
+           "FROM orders o JOIN customers c ON c.id = o.customer_id WHERE "
+           "o.tenant_id = 'acme' AND c.tenant_id = 'acme') ORDER BY 1 LIMIT 1")  # fmt: skip
+    country = ids(url, sql)[0]
+    acme = count(url, "SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id "
+                      "WHERE o.tenant_id = 'acme' AND c.tenant_id = 'acme'")  # fmt: skip
+    assert 0 < acme < count(url, "SELECT id FROM orders")  # so the count is acme's alone
+    dsl = {"wheres": [{"field": "customers.country", "value": country}]}
+    res = await leg.search(req("orders", models=("orders",), dsl=dsl),
+                           principal=Principal(tenant="acme"))  # fmt: skip
+    assert res.items == ()
+    note = f"no orders with customers.country = {country}; without that condition: {acme}"
+    assert note in res.notes
+    report = next(r for r in res.reports if r.backend == "orders")
+    assert report.status is Status.OK and note in (report.note or "")
+    # Two conditions, each met by some of acme's orders but not together: said as such.
+    both = {"wheres": [{"field": "customers.country", "value": "France"},
+                       {"field": "customers.country", "value": "Spain"}]}  # fmt: skip
+    res = await leg.search(req("orders", models=("orders",), dsl=both),
+                           principal=Principal(tenant="acme"))  # fmt: skip
+    assert any("none has customers.country = Spain" in n for n in res.notes), res.notes
+    # A question the builtin answers along the relation gets the same note.
+    res = await leg.search(req(f"orders of customers in {country}", models=("orders",)),
+                           principal=Principal(tenant="acme"))  # fmt: skip
+    assert res.items == () and note in res.notes, res.notes

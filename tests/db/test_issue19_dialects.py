@@ -144,3 +144,25 @@ async def test_joins_and_sub_aggregates_on_every_dialect(db: tuple[str, str | No
         "o.product_id = p.id WHERE o.status = 'paid' AND o.tenant_id = 'acme'",
     )
     assert sorted(r["brand"] for r in got) == sorted(r[0] for r in want)
+
+
+async def test_an_empty_join_answer_is_probed_on_every_dialect(db: tuple[str, str | None]) -> None:
+    """The why-empty probe of a query along relations counts the joined query as a derived
+    table (MySQL refuses duplicate column names there): the note, never a probe failure."""
+    url, schema = db
+    decl = yaml.safe_load(DEMO_MODELS_YAML)
+    models = {n: {**m, "schema": schema} for n, m in decl.items()} if schema else decl
+    acme = _truth(url, schema, "SELECT count(*) FROM orders o JOIN customers c ON "
+                               "c.id = o.customer_id WHERE o.tenant_id = 'acme' AND "
+                               "c.tenant_id = 'acme'")[0][0]  # fmt: skip
+    leg = DBLeg(url, models, row_cap=1000)
+    try:
+        dsl = {"wheres": [{"field": "customers.country", "value": "Atlantis"}]}
+        req = SearchRequest(type="db", query="agent", uses="dsl", dsl=dsl, models=("orders",))
+        res = await leg.search(req, principal=ACME)
+    finally:
+        leg.close()
+    assert res.items == ()
+    assert f"no orders with customers.country = Atlantis; without that condition: {acme}" in (
+        res.notes
+    ), res.notes

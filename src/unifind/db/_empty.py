@@ -10,7 +10,9 @@ and, when that condition matches no row on its own, the column's actual range (t
 sign of a mangled or implausible number: ``price < 0`` where every price is positive).
 
 Only AND-ed conditions are probed: taking one term out of an OR would narrow, not widen.
-Aggregates are not probed either (a ``count`` of 0 is itself the answer).
+Aggregates are not probed either (a ``count`` of 0 is itself the answer). A query along
+relations is probed the same way, each count being the whole joined query with one
+condition taken out (``count=``, the leg compiles it, every model's permission kept).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ _RANGE_OPS = (">", ">=", "<", "<=", "=", "between")
 
 #: Runs one SELECT and returns its rows (the leg's executor, with its timeout).
 Fetch = Callable[[sa.Select[Any]], Awaitable[list[dict[str, Any]]]]
+#: The rows a query keeps under these conditions (the joined query's own count).
+Count = Callable[[Sequence[Where]], Awaitable[int]]
 
 
 def and_terms(wheres: Sequence[Where]) -> list[Where] | None:
@@ -55,9 +59,12 @@ async def why_empty(
     permission: ColumnElement[bool] | None,
     wheres: Sequence[Where],
     offset: int,
+    *,
+    count: Count | None = None,
 ) -> list[str]:
-    """Notes saying what left the answer empty; [] when nothing can be said."""
-    counter = _Counter(fetch, table, permission)
+    """Notes saying what left the answer empty; [] when nothing can be said. ``count``
+    replaces the one-table count (a query along relations: :data:`Count`)."""
+    counter = _Counter(fetch, table, permission, count)
     who = f"{model.name} rows" + (" visible to this caller" if permission is not None else "")
     terms = and_terms(wheres)
     everything = await counter.count(list(wheres))
@@ -143,9 +150,14 @@ class _Counter:
     """COUNT(*) and MIN/MAX of one table, always under the permission predicate."""
 
     def __init__(
-        self, fetch: Fetch, table: sa.TableClause, permission: ColumnElement[bool] | None
+        self,
+        fetch: Fetch,
+        table: sa.TableClause,
+        permission: ColumnElement[bool] | None,
+        count: Count | None = None,
     ) -> None:
         self.fetch, self.table, self.permission = fetch, table, permission
+        self._count = count
 
     def _where(self, stmt: sa.Select[Any], terms: Sequence[Where]) -> sa.Select[Any]:
         generated = compile_wheres(terms, self.table)
@@ -153,6 +165,8 @@ class _Counter:
         return stmt.where(sa.and_(*(c.self_group() for c in clauses))) if clauses else stmt
 
     async def count(self, terms: Sequence[Where]) -> int:
+        if self._count is not None:
+            return await self._count(terms)
         stmt = sa.select(sa.func.count().label("n")).select_from(self.table)
         rows = await self.fetch(self._where(stmt, terms))
         return int(rows[0]["n"]) if rows else 0

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from unifind.db._empty import why_empty
 from unifind.db._pick import head_named, pick_one, spelt, unused_models
 from unifind.db.compile import compile_select, render
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML
-from unifind.db.dsl import MAX_INT, QueryDSL, combine, parse_dsl, validate_dsl
+from unifind.db.dsl import MAX_INT, QueryDSL, Where, combine, parse_dsl, validate_dsl
 from unifind.db.execute import Executor, make_engine, missing_sqlite_file, source_error
 from unifind.db.generate._scan import normalise, phrase_pattern
 from unifind.db.generate.base import (
@@ -295,8 +295,9 @@ class DBLeg:
         note = f"generator {uses_name(generator)}"
         if (dsl.limit or 0) > self.row_cap:
             note += f"; limit {dsl.limit} capped at row_cap {self.row_cap}"
-        if not rows and not dsl.aggregates and single_table(dsl):
-            why = await self._why_empty(model, table, permission, dsl, req)
+        if not rows and not dsl.aggregates and not dsl.compound:
+            joined = None if single_table(dsl) else (models, principal)
+            why = await self._why_empty(model, table, permission, dsl, req, joined)
             run.notes += why
             note = "; ".join([note, *why])
         run.report = LegReport(leg="db", backend=model.name, status=Status.OK,
@@ -311,16 +312,40 @@ class DBLeg:
         permission: Any,
         dsl: QueryDSL,
         req: SearchRequest,
+        joined: tuple[Mapping[str, Model] | None, Principal | None] | None = None,
     ) -> list[str]:
-        """What left the rows empty (see ``db._empty``); a failed probe is said, not raised."""
+        """What left the rows empty (see ``db._empty``); a failed probe is said, not raised.
+        ``joined`` (models, principal): the query reads along relations, so each probe
+        counts the whole query with one condition out, every model's permission kept."""
         executor = self._get_executor()
 
         async def fetch(stmt: sa.Select[Any]) -> list[dict[str, Any]]:
             return await executor.fetch(stmt, timeout_s=req.timeout_s)
 
+        count = None
+        if joined is not None:
+            models, principal = joined
+
+            async def count(terms: Sequence[Where]) -> int:
+                relaxed = dsl.model_copy(
+                    update={"wheres": tuple(terms), "orders": (), "limit": None, "offset": None}
+                )
+                inner = compile_select(
+                    relaxed,
+                    model,
+                    permission=permission,
+                    limit=MAX_INT,
+                    table=table,
+                    models=models,
+                    permit=lambda m, t: permission_clause(m, t, principal),
+                )
+                stmt = sa.select(sa.func.count().label("n"))
+                rows = await fetch(stmt.select_from(inner.statement.subquery()))
+                return int(rows[0]["n"]) if rows else 0
+
         offset = req.offset + (dsl.offset or 0)
         try:
-            return await why_empty(fetch, model, table, permission, dsl.wheres, offset)
+            return await why_empty(fetch, model, table, permission, dsl.wheres, offset, count=count)
         except SourceError as exc:
             return [f"why {model.name} has no rows was not checked: {exc}"]
 
