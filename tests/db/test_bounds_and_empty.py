@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from unifind.db._empty import and_terms, describe, why_empty
-from unifind.db.dsl import MAX_INT, Where, parse_dsl, validate_dsl
+from unifind.db.dsl import MAX_INT, FieldRef, QueryDSL, SubQuery, Where, parse_dsl, validate_dsl
 from unifind.db.execute import Executor, make_engine
 from unifind.db.leg import DBLeg
 from unifind.db.models import Model, sql_table
@@ -201,3 +201,15 @@ async def test_an_empty_answer_along_a_relation_says_which_condition_left_nothin
     res = await leg.search(req(f"orders of customers in {country}", models=("orders",)),
                            principal=Principal(tenant="acme"))  # fmt: skip
     assert res.items == () and note in res.notes, res.notes
+
+
+def test_a_subquery_or_a_field_value_is_described_as_a_person_reads_it() -> None:
+    # As validate_dsl leaves them: a SubQuery / FieldRef value, never their repr in a note.
+    inner = QueryDSL(model="orders", select=("customer_id",),
+                     wheres=(Where(field="quantity", op=">", value=2),))  # fmt: skip
+    term = Where(field="id", op="notin", value=SubQuery(query=inner))
+    assert describe(term) == (
+        "id not in the customer_id values of orders rows meeting its conditions"
+    )
+    field = Where(field="price", op=">", value=FieldRef(field="discount"))
+    assert describe(field) == "price > discount"

@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.sql.elements import ColumnElement
 
 from unifind.db.compile import compile_wheres
-from unifind.db.dsl import Where
+from unifind.db.dsl import FieldRef, SubQuery, Where
 from unifind.db.models import Model
 
 #: Most conditions probed one by one: each probe is one COUNT(*) of the same table.
@@ -188,12 +188,26 @@ def describe(term: Where) -> str:
         low, high = term.value
         return f"{term.field} between {_show(low)} and {_show(high)}"
     if term.op in ("in", "notin"):
+        word = "in" if term.op == "in" else "not in"
+        if isinstance(term.value, SubQuery):
+            return f"{term.field} {word} {_subquery(term.value)}"
         shown = ", ".join(_show(v) for v in term.value)
-        return f"{term.field} {'in' if term.op == 'in' else 'not in'} ({shown})"
+        return f"{term.field} {word} ({shown})"
     if term.op in ("like", "notlike"):
         text = str(term.value).strip("%")
         return f"{term.field} {'containing' if term.op == 'like' else 'without'} {text!r}"
+    if isinstance(term.value, FieldRef):  # a field compared with another field
+        return f"{term.field} {term.op} {term.value.field}"
     return f"{term.field} {term.op} {_show(term.value)}"
+
+
+def _subquery(value: SubQuery) -> str:
+    """``the author_id values of books rows meeting its conditions``: what a person reads."""
+    q = value.query
+    shown = ", ".join(q.select) if q.select else "grouped"
+    kept = " rows meeting its conditions" if q.wheres or q.havings else ""
+    first = f" (its first {q.limit})" if q.limit else ""
+    return f"the {shown} values of {q.model or 'the same model'}{kept}{first}"
 
 
 def _show(value: Any) -> str:
