@@ -14,7 +14,7 @@ from unifind.db.demo import DEMO_MODELS_YAML, create_demo
 from unifind.db.execute import make_engine
 from unifind.db.leg import DBLeg
 from unifind.db.models import Model, introspect, load_models
-from unifind.types import Principal, SearchRequest
+from unifind.types import Principal, SearchRequest, SearchResult
 
 from ._joins_gen_schema import create, models
 
@@ -96,3 +96,15 @@ async def run_dsl(leg: DBLeg, dsl: dict[str, Any], principal: Principal | None =
     tests may index ``item.data``, which is None only for a failure they assert on)."""
     req = SearchRequest(type="db", query="agent query", uses="dsl", dsl=dsl, limit=100)
     return await leg.search(req, principal=principal)
+
+
+def dsl_of(res: SearchResult) -> dict[str, Any]:
+    """``res.dsl``, asserted present (the typed form a test indexes)."""
+    assert res.dsl is not None, res.notes
+    return res.dsl
+
+
+def understood_of(res: SearchResult) -> dict[str, str]:
+    """``res.understood``, asserted present."""
+    assert res.understood is not None, res.notes
+    return res.understood

@@ -17,6 +17,8 @@ import pytest
 from unifind.db.leg import DBLeg
 from unifind.types import SearchRequest, SearchResult
 
+from .conftest import dsl_of, understood_of
+
 STAFF = [
     # id, first_name, last_name, gender, dept, home_city, work_city, phone, age, salary
     (1, "Nancy", "Edwards", "Female", "Marketing", "Paris", "Lyon", "555-0101", 41, 5200),
@@ -82,16 +84,6 @@ def leg(tmp_path: Path) -> Iterator[DBLeg]:
 
 async def ask(leg: DBLeg, q: str, model: str = "staff") -> SearchResult:
     return await leg.search(SearchRequest(type="db", query=q, models=(model,), limit=100))
-
-
-def dsl_of(res: SearchResult) -> dict[str, Any]:
-    assert res.dsl is not None, res.notes
-    return res.dsl
-
-
-def understood_of(res: SearchResult) -> dict[str, str]:
-    assert res.understood is not None, res.notes
-    return res.understood
 
 
 def ids(res: SearchResult, key: str = "staff_id") -> list[Any]:

@@ -18,6 +18,8 @@ from unifind.db.demo import DEMO_MODELS_YAML
 from unifind.db.leg import DBLeg
 from unifind.types import SearchRequest, SearchResult
 
+from .conftest import dsl_of, understood_of
+
 CREW = [
     # crew_id, name, rank, day_or_night, age, floor_points, total_points, reports_to
     (1, "Nancy Edwards", "Captain", "day", 58, 9.5, 38.0, None),
@@ -75,16 +77,6 @@ def leg(tmp_path: Path) -> Iterator[DBLeg]:
 
 async def ask(leg: DBLeg, q: str, model: str = "crew") -> SearchResult:
     return await leg.search(SearchRequest(type="db", query=q, models=(model,), limit=100))
-
-
-def dsl_of(res: SearchResult) -> dict[str, Any]:
-    assert res.dsl is not None, res.notes
-    return res.dsl
-
-
-def understood_of(res: SearchResult) -> dict[str, str]:
-    assert res.understood is not None, res.notes
-    return res.understood
 
 
 def rows(res: SearchResult, key: str = "crew_id") -> list[Any]:
