@@ -157,3 +157,29 @@ def test_a_missing_driver_names_the_extra() -> None:
         make_engine("mysql+nosuchdriver://root@127.0.0.1/test")
     with pytest.raises(ConfigError, match=r'pip install "unifind\[duckdb\]"'):
         make_engine("duckdb+nosuchdriver:///x.duckdb")
+
+
+async def test_a_connection_the_server_dropped_is_replaced(db: tuple[str, str, str]) -> None:
+    """No pre-ping round trip: a pooled connection MySQL/MariaDB killed fails as a
+    disconnect and the read runs once more on a new connection (the answer is unchanged)."""
+    name, url, _ = db
+    if name != "mysql":
+        pytest.skip("an embedded DuckDB file has no server to drop the connection")
+    leg = DBLeg(url, yaml.safe_load(DEMO_MODELS_YAML), config={"today": DEVSET["today"]})
+    req = SearchRequest(type="db", query="laptops under 1000 dollars", models=("products",))
+    killer = sa.create_engine(url)
+    try:
+        before = await leg.search(req, principal=Principal(tenant="acme"))
+        assert before.ok and before.items
+        engine = leg._get_executor().engine
+        with engine.connect() as pooled:
+            thread = int(pooled.exec_driver_sql("SELECT CONNECTION_ID()").scalar_one())
+            pooled.rollback()
+        with killer.connect() as conn:
+            conn.exec_driver_sql(f"KILL {thread}")
+        after = await leg.search(req, principal=Principal(tenant="acme"))
+        assert after.ok, after.reports
+        assert [i.record_id for i in after.items] == [i.record_id for i in before.items]
+    finally:
+        killer.dispose()
+        leg.close()

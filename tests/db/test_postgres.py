@@ -203,3 +203,46 @@ async def test_offsets_past_bigint_and_empty_answers_on_postgres(pg: tuple[str, 
                 f"without that condition: {rest}") in res.notes  # fmt: skip
     finally:
         leg.close()
+
+
+def _pooled_pids(engine: sa.Engine) -> list[int]:
+    """The server pids of every connection idle in ``engine``'s pool."""
+    conns = [engine.connect() for _ in range(engine.pool.checkedin())]  # type: ignore[attr-defined]
+    pids = [int(c.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()) for c in conns]
+    for conn in conns:
+        conn.rollback()
+        conn.close()
+    return pids
+
+
+async def test_a_connection_the_server_dropped_is_replaced_without_a_failed_answer(
+    pg: tuple[str, str],
+) -> None:
+    """The engine has no pre-ping round trip: a pooled connection the server closed (a
+    restart, an idle timeout) fails as a disconnect and the read runs once more on a new
+    connection — the request is answered, and so is the next schema read."""
+    dsn, schema = pg
+    leg = DBLeg(dsn, models_in(schema), config={"today": "2026-03-15"}, sample_ttl_s=0)
+    req = SearchRequest(type="db", query="laptops under 1000 dollars", models=("products",))
+    before = await leg.search(req, principal=Principal(tenant="acme"))
+    assert before.ok and before.items
+    engine = leg._get_executor().engine
+    killer = sa.create_engine(dsn)
+    try:
+        for round_ in range(2):
+            pids = _pooled_pids(engine)
+            assert pids, "the leg keeps its connection pooled"
+            with killer.connect() as conn:
+                for pid in pids:
+                    conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": pid})
+            if round_ == 0:
+                after = await leg.search(req, principal=Principal(tenant="acme"))
+                assert after.ok, after.reports
+                assert [i.record_id for i in after.items] == [i.record_id for i in before.items]
+            else:
+                models = await leg.refresh()
+                assert "products" in models
+        assert not set(pids) & set(_pooled_pids(engine))
+    finally:
+        killer.dispose()
+        leg.close()

@@ -46,7 +46,11 @@ def make_engine(
 
     ``statement_timeout_s``: on PostgreSQL, every connection starts with that
     ``statement_timeout`` (a startup option), so a statement run under it needs no
-    ``set_config`` and no transaction of its own (:class:`Executor`)."""
+    ``set_config`` and no transaction of its own (:class:`Executor`).
+
+    No pool pre-ping (a round trip before every statement): a pooled connection the server
+    dropped (a restart, an idle timeout) fails its statement as a disconnect, SQLAlchemy
+    invalidates the pool, and :class:`Executor` runs the read once more on a new connection."""
     try:
         return _make_engine(url, connect_timeout_s, statement_timeout_s)
     except (ImportError, sa.exc.NoSuchModuleError) as exc:
@@ -74,7 +78,6 @@ def _make_engine(
             options += f" -c statement_timeout={_ms(statement_timeout_s)}"
         return sa.create_engine(
             parsed,
-            pool_pre_ping=True,
             connect_args={
                 "options": options,
                 "connect_timeout": max(1, int(connect_timeout_s)),
@@ -83,7 +86,6 @@ def _make_engine(
     if parsed.get_backend_name() in ("mysql", "mariadb"):
         return sa.create_engine(
             parsed,
-            pool_pre_ping=True,
             connect_args={
                 "connect_timeout": max(1, int(connect_timeout_s)),
                 "init_command": "SET SESSION TRANSACTION READ ONLY",
@@ -142,6 +144,10 @@ class _Handle:
             pass
 
 
+class _Dropped(Exception):
+    """A statement failed because its pooled connection was gone (``Executor._run``)."""
+
+
 class Executor:
     """Runs compiled SELECTs against one database."""
 
@@ -179,6 +185,16 @@ class Executor:
             raise
 
     def _run(self, stmt: sa.Select[Any], handle: _Handle, limit: float) -> list[dict[str, Any]]:
+        try:
+            return self._attempt(stmt, handle, limit)
+        except _Dropped:
+            # The pooled connection was gone (the server restarted or closed it while idle);
+            # SQLAlchemy has invalidated the pool: a read is safe to run once more.
+            return self._attempt(stmt, handle, limit, last=True)
+
+    def _attempt(
+        self, stmt: sa.Select[Any], handle: _Handle, limit: float, last: bool = False
+    ) -> list[dict[str, Any]]:
         handle.backend = self.backend
         handle.engine = self.engine
         try:
@@ -200,6 +216,8 @@ class Executor:
                         raw.set_progress_handler(None, 0)
                     conn.rollback()
         except sa.exc.DBAPIError as exc:
+            if not last and exc.connection_invalidated and not handle.expired():
+                raise _Dropped from exc
             raise _classify(exc, handle, limit) from exc
         except ValueError as exc:
             # A stored value the column's type can't read (SQLite keeps any text in a DATE

@@ -145,7 +145,10 @@ class DBLeg:
         executor = self._get_executor()
         self._models = await asyncio.wait_for(
             asyncio.to_thread(
-                _introspect, executor.engine, self._declared, self.statement_timeout_s / 2
+                _introspect,
+                executor.engine,
+                self._declared,
+                self.statement_timeout_s / 2,
             ),
             self.statement_timeout_s * 3,
         )
@@ -455,6 +458,13 @@ def uses_name(generator: Generator) -> str:
 
 
 def _introspect(engine: sa.Engine, declared: dict[str, Model], budget_s: float) -> dict[str, Model]:
+    try:
+        return introspect(engine, declared, sample_budget_s=min(budget_s, SAMPLE_BUDGET_S))
+    except sa.exc.DBAPIError as exc:
+        if not exc.connection_invalidated:
+            raise source_error(exc) from exc
+    # A pooled connection the server dropped (the engine has no pre-ping, make_engine):
+    # SQLAlchemy invalidated the pool on that failure; read once more on a new connection.
     try:
         return introspect(engine, declared, sample_budget_s=min(budget_s, SAMPLE_BUDGET_S))
     except sa.exc.DBAPIError as exc:
