@@ -174,9 +174,9 @@ class Executor:
         limit = min(timeout_s or self.statement_timeout_s, self.statement_timeout_s)
         handle = _Handle(limit)
         try:
-            return await asyncio.wait_for(
-                asyncio.to_thread(self._run, stmt, handle, limit), limit + GRACE_S
-            )
+            # asyncio.timeout, not wait_for: no extra task per statement.
+            async with asyncio.timeout(limit + GRACE_S):
+                return await asyncio.to_thread(self._run, stmt, handle, limit)
         except TimeoutError:
             handle.cancel()
             raise SourceError(Reason.TIMEOUT, f"statement exceeded {limit:g}s") from None
