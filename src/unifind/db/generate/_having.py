@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from unifind.db._memo import per_object
@@ -22,7 +23,14 @@ from unifind.db.generate._numbers import read_numbers
 from unifind.db.generate._scan import NUMBER_WORDS, Needing, Scan, number
 from unifind.db.generate._sense import Sense
 
-_REL_EN = r"\s+(?:with|having|that have|that has|which have|which has|has|have|whose|where)\b"
+_REL_EN = (
+    r"\s+(?:with|having|has|have|had|whose|where|when"
+    # A relative clause with its own verb: "the locations that are shared by more than two
+    # wrestlers", "the accreditation level that more than 3 phones use", "the birth places
+    # shared by at least two people"; the count's noun must still name the rows.
+    r"|that|which|who|(?:in|for|of|by) which|(?:is|are|was|were)\s+[a-z]+(?:ed|en)\s+by"
+    r"|[a-z]+ed\s+by)\b"
+)
 _REL_ZH = r"(?=\s*(?:有哪些|是哪些|有哪几个|是哪个|有几个|[?？]|$))"
 _OPS_EN = {
     ">": r"more than|over|above|greater than|exceeding|exceeds?|higher than",
@@ -55,28 +63,36 @@ class Having:
 def read_having(
     scan: Scan, senses: dict[str, Sense], nouns: frozenset[str], rates: dict[str, float]
 ) -> Having | None:
-    """Consume a group noun with a condition on an aggregate; None when there is none."""
-    found = _group(scan, senses)
-    if found is None:
-        return None
-    group, span = found
-    # "...的部门" ends the question: its condition comes before it; otherwise after.
-    tail = (0, span[0]) if scan.text[span[0]] == "的" else (span[1], len(scan.rest))
-    read = _fn_having(scan, senses, tail, rates) or _count_having(scan, nouns, tail)
-    if read is None:
-        return None
-    agg, where, spans, notes = read
-    for s in (span, *spans):
-        scan.consume(*s)
-    return Having(agg, group, where, notes)
+    """Consume a group noun with a condition on an aggregate; None when there is none.
+    Each group noun is tried in turn: "categories have two or more books that were made
+    after 1989" — "books that" has no condition after it, "categories have" has."""
+    for group, span in _groups(scan, senses, nouns):
+        # "...的部门" ends the question: its condition comes before it; otherwise after.
+        tail = (0, span[0]) if scan.text[span[0]] == "的" else (span[1], len(scan.rest))
+        read = _fn_having(scan, senses, tail, rates) or _count_having(scan, nouns, tail)
+        if read is None:
+            continue
+        agg, where, spans, notes = read
+        for s in (span, *spans):
+            scan.consume(*s)
+        return Having(agg, group, where, notes)
+    return None
 
 
-def _group(scan: Scan, senses: dict[str, Sense]) -> tuple[str, tuple[int, int]] | None:
+def _groups(
+    scan: Scan, senses: dict[str, Sense], nouns: frozenset[str]
+) -> Iterator[tuple[str, tuple[int, int]]]:
     for column, pattern in _group_words(senses).present(scan.rest):
         m = pattern.search(scan.rest)
-        if m:
-            return column, m.span()
-    return None
+        if m and not ("." in column and _a_noun(m[0], nouns)):
+            yield column, m.span()
+
+
+def _a_noun(said: str, nouns: frozenset[str]) -> bool:
+    """ "customers have at least one order" read on orders: "customers" names the related
+    model (its title column stands for it), not groups of a column's values."""
+    word = said.removeprefix("which").strip()
+    return any(w in nouns for w in (word, word.removesuffix("s"), word.removesuffix("es")))
 
 
 @per_object
@@ -85,12 +101,25 @@ def _group_words(senses: dict[str, Sense]) -> Needing[tuple[str, re.Pattern[str]
     word its every match holds (a joined view has hundreds: issue #19 latency)."""
     out = []
     for sense in senses.values():
-        if sense.column.type not in ("string", "boolean"):
+        if sense.column.type not in ("string", "boolean") and not _groups_numbers(sense):
             continue
         for word in sense.words:
             pattern, need = _group_pattern(word)
             out.append((need.split(" ")[0], (sense.column.name, pattern)))
     return Needing(out)
+
+
+def _groups_numbers(sense: Sense) -> bool:
+    """A number column that names groups, not a measure: "which advisors have more than two
+    students" (an advisor's number), "the years in which there are more than one festival";
+    a key ("..._id") or an amount (money, rating, quantity) is never a group noun here."""
+    parts = sense.column.name.lower().split("_")
+    return (
+        sense.column.type in ("integer", "number")
+        and sense.role in (None, "year")
+        and parts[-1] not in ("id", "ids")
+        and len(parts[-1]) > 2
+    )
 
 
 @functools.lru_cache(maxsize=8192)
@@ -100,7 +129,8 @@ def _group_pattern(word: str) -> tuple[re.Pattern[str], str]:
     w = re.escape(word)
     if word.isascii():
         y = word.endswith("y")
-        plural = rf"{w[:-1]}ies" if y else rf"{w}(?:e?s)?"
+        # "which party has", "the parties with": the singular names the groups too.
+        plural = rf"(?:{w[:-1]}ies|{w})" if y else rf"{w}(?:e?s)?"
         pattern = re.compile(rf"(?<![a-z])(?:which\s+)?{plural}(?=(?:{_REL_EN}))")
         return pattern, word[:-1] if y else word
     return re.compile(rf"(?:哪些|哪个|哪几个){w}|的{w}{_REL_ZH}"), word
