@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from unifind.db._empty import and_terms, describe, why_empty
 from unifind.db.dsl import MAX_INT, FieldRef, QueryDSL, SubQuery, Where, parse_dsl, validate_dsl
@@ -213,3 +214,40 @@ def test_a_subquery_or_a_field_value_is_described_as_a_person_reads_it() -> None
     )
     field = Where(field="price", op=">", value=FieldRef(field="discount"))
     assert describe(field) == "price > discount"
+
+
+async def test_every_probe_of_an_empty_answer_is_one_statement(leg: DBLeg, shop_path: Path) -> None:
+    """The counts the why-empty note may need (each condition out, each alone, the column's
+    range) are scalar subqueries of ONE statement: one round trip after the query, however
+    many conditions, along a relation too; the values bound, never in the SQL text."""
+    seen: list[tuple[str, tuple[object, ...]]] = []
+
+    def statement(
+        _c: object, _cur: object, sql: str, params: tuple[object, ...], *_: object
+    ) -> None:
+        seen.append((sql, params))
+
+    await leg.models()  # the schema read before counting
+    engine = leg._get_executor().engine
+    sa.event.listen(engine, "before_cursor_execute", statement)
+    url = f"sqlite:///{shop_path}"
+    three = {"wheres": [{"field": "brand", "value": "Sony"},
+                        {"field": "category", "value": "laptop"},
+                        {"field": "price", "op": "<", "value": 1}]}  # fmt: skip
+    res = await leg.search(req("products", models=("products",), dsl=three))
+    total = count(url, "SELECT id FROM products")
+    assert res.notes == ("no products row meets all 3 conditions together, and taking out any "
+                         f"one of them still leaves none; without any: {total}",)  # fmt: skip
+    assert len(seen) == 2 and seen[1][0].count("count(*)") == 8  # all, none, 3 out, 3 alone
+    assert "Sony" not in seen[1][0] and seen[1][1].count("Sony") == 4
+    seen.clear()
+    joined = {"wheres": [{"field": "customers.country", "value": "Atlantis"},
+                         {"field": "quantity", "op": ">", "value": 1}]}  # fmt: skip
+    res = await leg.search(req("orders", models=("orders",), dsl=joined),
+                           principal=Principal(tenant="acme"))  # fmt: skip
+    rest = count(url, "SELECT id FROM orders WHERE tenant_id = 'acme' AND quantity > 1")
+    assert f"no orders with customers.country = Atlantis; without that condition: {rest}" in (
+        res.notes
+    )
+    assert len(seen) == 2 and "Atlantis" not in seen[1][0] and "Atlantis" in seen[1][1]
+    sa.event.remove(engine, "before_cursor_execute", statement)

@@ -28,14 +28,15 @@ from unifind.db.compile import compile_wheres
 from unifind.db.dsl import FieldRef, SubQuery, Where
 from unifind.db.models import Model
 
-#: Most conditions probed one by one: each probe is one COUNT(*) of the same table.
+#: Most conditions probed one by one (each: the query counted without it, and with it alone).
 MAX_PROBES = 6
 _RANGE_OPS = (">", ">=", "<", "<=", "=", "between")
 
 #: Runs one SELECT and returns its rows (the leg's executor, with its timeout).
 Fetch = Callable[[sa.Select[Any]], Awaitable[list[dict[str, Any]]]]
-#: The rows a query keeps under these conditions (the joined query's own count).
-Count = Callable[[Sequence[Where]], Awaitable[int]]
+#: The rows the query keeps under these conditions, as a SELECT (a query along relations:
+#: the leg compiles the whole joined query with them, every model's permission kept).
+Query = Callable[[Sequence[Where]], sa.Select[Any]]
 
 
 def and_terms(wheres: Sequence[Where]) -> list[Where] | None:
@@ -60,58 +61,69 @@ async def why_empty(
     wheres: Sequence[Where],
     offset: int,
     *,
-    count: Count | None = None,
+    query: Query | None = None,
 ) -> list[str]:
-    """Notes saying what left the answer empty; [] when nothing can be said. ``count``
-    replaces the one-table count (a query along relations: :data:`Count`)."""
-    counter = _Counter(fetch, table, permission, count)
-    who = f"{model.name} rows" + (" visible to this caller" if permission is not None else "")
+    """Notes saying what left the answer empty; [] when nothing can be said. ``query``
+    replaces the one-table SELECT (a query along relations: :data:`Query`).
+
+    Every count the notes may need is one scalar subquery of a single statement: one round
+    trip, however many conditions (issue #19: each probe its own statement cost ~1 ms)."""
     terms = and_terms(wheres)
-    everything = await counter.count(list(wheres))
-    if everything:  # rows after all: past the offset, or written since the query ran
+    probe = _Probe(table, permission, query)
+    every, total = probe.count(wheres), probe.count(())
+    probed = (terms or [])[:MAX_PROBES]
+    without = [probe.count(terms[:i] + terms[i + 1 :]) for i in range(len(probed))] if terms else []
+    alone = [probe.count([t]) for t in probed] if terms and len(terms) > 1 else []
+    spans = [_range_field(model, t) for t in probed]
+    ranges = {f: probe.range(f) for f in dict.fromkeys(spans) if f is not None}
+    got = await probe.run(fetch)
+    who = f"{model.name} rows" + (" visible to this caller" if permission is not None else "")
+    if got[every]:  # rows after all: past the offset, or written since the query ran
         return (
-            [f"{everything} {model.name} row(s) match, all before offset {offset:,}"]
+            [f"{got[every]} {model.name} row(s) match, all before offset {offset:,}"]
             if offset
             else []
         )
+    if not got[total]:
+        return [f"there are no {who}"]
     if terms is None or not terms:
-        total = await counter.count([])
-        if not total:
-            return [f"there are no {who}"]
-        return [f"no {model.name} row matches the conditions; without them: {total}"]
+        return [f"no {model.name} row matches the conditions; without them: {got[total]}"]
     notes: list[str] = []
-    for i, term in enumerate(terms[:MAX_PROBES]):
-        without = await counter.count(terms[:i] + terms[i + 1 :])
-        if not without:
+    for i, term in enumerate(probed):
+        rest = got[without[i]]
+        if not rest:
             continue
-        if len(terms) > 1 and await counter.count([term]):
+        if alone and got[alone[i]]:
             # Rows have it, just none of those the other conditions keep: say exactly that,
             # not "no products with brand = Sony" when the shop sells Sony.
-            notes.append(f"of the {without} {model.name} row(s) meeting the other conditions, "
+            notes.append(f"of the {rest} {model.name} row(s) meeting the other conditions, "
                          f"none has {describe(term)}")  # fmt: skip
             continue
-        span = await _span(counter, model, term)
+        field = spans[i]
+        span = _span(term, *(got[k] for k in ranges[field])) if field is not None else ""
         notes.append(f"no {model.name} with {describe(term)}{span}; "
-                     f"without that condition: {without}")  # fmt: skip
+                     f"without that condition: {rest}")  # fmt: skip
     if notes:
         return notes
-    total = await counter.count([])
-    if not total:
-        return [f"there are no {who}"]
-    probed = "" if len(terms) <= MAX_PROBES else f" (the first {MAX_PROBES} probed)"
+    cut = "" if len(terms) <= MAX_PROBES else f" (the first {MAX_PROBES} probed)"
     return [f"no {model.name} row meets all {len(terms)} conditions together, and taking out "
-            f"any one of them still leaves none{probed}; without any: {total}"]  # fmt: skip
+            f"any one of them still leaves none{cut}; without any: {got[total]}"]  # fmt: skip
 
 
-async def _span(counter: _Counter, model: Model, term: Where) -> str:
-    """For a comparison outside the column's actual range (``price < 0`` where every price
-    is positive: a mangled or implausible number), that range; else ""."""
+def _range_field(model: Model, term: Where) -> str | None:
+    """The field whose actual range tells about ``term`` (a comparison on a number or a
+    date of the queried model), else None."""
     if term.field is None or term.op not in _RANGE_OPS:
-        return ""
+        return None
     col = model.columns.get(term.field)
     if col is None or col.type not in ("integer", "number", "date", "datetime"):
-        return ""
-    low, high = await counter.range(term.field)
+        return None
+    return term.field
+
+
+def _span(term: Where, low: Any, high: Any) -> str:
+    """For a comparison outside the column's actual range (``price < 0`` where every price
+    is positive: a mangled or implausible number), that range; else ""."""
     if low is None or high is None:
         return f" (every {term.field} is empty)"
     if not _outside(term, _key(low), _key(high)):
@@ -146,36 +158,54 @@ def _key(value: Any) -> Any:
     return value.isoformat() if isinstance(value, dt.date | dt.datetime) else value
 
 
-class _Counter:
-    """COUNT(*) and MIN/MAX of one table, always under the permission predicate."""
+class _Probe:
+    """The counts (and MIN/MAX) the notes may need, gathered as scalar subqueries of ONE
+    SELECT, always under the permission predicate: :meth:`count` and :meth:`range` name a
+    value, :meth:`run` fetches them all. A count asked twice (the same conditions) is one
+    subquery."""
 
     def __init__(
-        self,
-        fetch: Fetch,
-        table: sa.TableClause,
-        permission: ColumnElement[bool] | None,
-        count: Count | None = None,
+        self, table: sa.TableClause, permission: ColumnElement[bool] | None, query: Query | None
     ) -> None:
-        self.fetch, self.table, self.permission = fetch, table, permission
-        self._count = count
+        self.table, self.permission, self._query = table, permission, query
+        self._values: dict[str, sa.ScalarSelect[Any]] = {}
+        self._seen: dict[tuple[int, ...], str] = {}  # conditions (by identity) -> count
 
     def _where(self, stmt: sa.Select[Any], terms: Sequence[Where]) -> sa.Select[Any]:
         generated = compile_wheres(terms, self.table)
         clauses = [c for c in (self.permission, generated) if c is not None]
         return stmt.where(sa.and_(*(c.self_group() for c in clauses))) if clauses else stmt
 
-    async def count(self, terms: Sequence[Where]) -> int:
-        if self._count is not None:
-            return await self._count(terms)
-        stmt = sa.select(sa.func.count().label("n")).select_from(self.table)
-        rows = await self.fetch(self._where(stmt, terms))
-        return int(rows[0]["n"]) if rows else 0
+    def _add(self, stmt: sa.Select[Any]) -> str:
+        name = f"v{len(self._values)}"
+        self._values[name] = stmt.correlate(None).scalar_subquery()
+        return name
 
-    async def range(self, field: str) -> tuple[Any, Any]:
+    def count(self, terms: Sequence[Where]) -> str:
+        """The name of the rows' count under ``terms`` (the same Where objects: one count)."""
+        key = tuple(id(t) for t in terms)
+        if key in self._seen:
+            return self._seen[key]
+        stmt = sa.select(sa.func.count())
+        if self._query is not None:
+            stmt = stmt.select_from(self._query(terms).subquery())
+        else:
+            stmt = self._where(stmt.select_from(self.table), terms)
+        self._seen[key] = self._add(stmt)
+        return self._seen[key]
+
+    def range(self, field: str) -> tuple[str, str]:
+        """The names of ``field``'s MIN and MAX over the visible rows."""
         col = self.table.c[field]
-        stmt = sa.select(sa.func.min(col).label("low"), sa.func.max(col).label("high"))
-        rows = await self.fetch(self._where(stmt.select_from(self.table), []))
-        return (rows[0]["low"], rows[0]["high"]) if rows else (None, None)
+        low, high = (self._where(sa.select(fn(col)).select_from(self.table), [])
+                     for fn in (sa.func.min, sa.func.max))  # fmt: skip
+        return self._add(low), self._add(high)
+
+    async def run(self, fetch: Fetch) -> dict[str, Any]:
+        stmt = sa.select(*(v.label(k) for k, v in self._values.items()))
+        row = (await fetch(stmt))[0]  # a SELECT with no FROM: always one row
+        counts = set(self._seen.values())
+        return {k: int(v) if k in counts else v for k, v in row.items()}
 
 
 def describe(term: Where) -> str:
