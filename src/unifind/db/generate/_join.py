@@ -35,8 +35,11 @@ from unifind.db.generate._absent import (
     nouns_reaching,
     read_absent,
 )
+from unifind.db.generate._beside import read_beside
 from unifind.db.generate._both import both_span, pair, split
+from unifind.db.generate._exact import exact_related
 from unifind.db.generate._notin import negated
+from unifind.db.generate._ranked import ranked_per_record
 from unifind.db.generate._scan import Scan, number, phrase_pattern
 from unifind.db.generate._view import (
     JoinedView,
@@ -142,6 +145,8 @@ def read_related_count(scan: Scan, view: JoinedView, models: Mapping[str, Model]
             if ranked:
                 sort = "asc" if _FEW.match(m["dir"]) else "desc"
             return RelatedCount(hits[0], sort)
+    if beside := read_beside(scan, many, models, view.model.name, _nouns):
+        return RelatedCount(beside, None)
     for pattern in (_HAVING, _HAVING_VERB):
         for m in scan.find(pattern):
             if pattern is _HAVING_VERB and not (m["cmp"] or m["more"]):
@@ -210,6 +215,7 @@ def read_with_joins(
         return _plain(plain, error)
     if blank is None:
         alt = _per_record(read, question, model, view, alt, strict, models)
+        alt = ranked_per_record(read, question, model, view, alt, strict, models) or alt
     kept = without_far_text(alt.dsl, view, Scan(question).text)
     if kept is None:
         return _plain(plain, error)
@@ -236,6 +242,11 @@ def read_with_joins(
         # As complete, and it shows a related model's column the question names ("the
         # names of climbers and the names of the mountains they climb").
         better = better or (len(alt.unknown) == len(plain.unknown) and _shows(dsl, plain.dsl))
+        # As complete, and a word searched in the model's text is a named related model's
+        # stored value ("tracks whose genre is Rock": genres.name = 'Rock', not %rock%).
+        text = Scan(question).text
+        better = better or (len(alt.unknown) == len(plain.unknown)
+                            and exact_related(dsl, plain.dsl, view, text))  # fmt: skip
         if not better:
             return plain
     if alt.off_topic:
