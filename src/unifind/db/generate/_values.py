@@ -13,6 +13,7 @@ import re
 
 from unifind.db._memo import per_object
 from unifind.db.dsl import Where
+from unifind.db.generate._negated import negated_before
 from unifind.db.generate._scan import (
     Needing,
     Scan,
@@ -74,7 +75,10 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
                 if named is None:
                     continue  # "a" is an article, not energy class A
                 start = named
-            neg = NEG.search(scan.rest[:start])
+            neg = NEG.search(scan.rest[:start]) or (
+                # a related model's value: "no related row holds it" (``_notin``), not !=
+                negated_before(scan.rest[:start]) if "." not in sense.column.name else None
+            )
             scan.consume(neg.start() if neg else start, m.end())
             bucket = picked.setdefault((sense.column.name, bool(neg)), [])
             if value not in bucket:

@@ -35,6 +35,7 @@ from unifind.db.generate._distinct import Distinct, find_distinct, find_listed
 from unifind.db.generate._group import loose_group, read_top_group
 from unifind.db.generate._having import read_having
 from unifind.db.generate._join import read_with_joins
+from unifind.db.generate._negated import negate_cells
 from unifind.db.generate._numbers import number_wheres, read_numbers
 from unifind.db.generate._order import Ordering, read_order, tied_top
 from unifind.db.generate._scan import (
@@ -188,7 +189,7 @@ class BuiltinGenerator:
                     sorts = _by_aggregate(scan, sorts, shape.bare, agg.aggregates[0].name)
                     shape.orders = [Ordering(c, d) for c, d in sorts]
         ledger.mark("group")
-        cells = read_cells(scan, model, senses, _function_or_name(model))
+        cells = negate_cells(scan, read_cells(scan, model, senses, _function_or_name(model)))
         wheres += [c.where for c in cells]
         ledger.mark("value")
         if not agg and (top := tied_top(shape.tops, model, wheres, scan.text)):
