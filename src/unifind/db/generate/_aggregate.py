@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from unifind.db.dsl import Aggregate, Where
@@ -94,7 +95,7 @@ def read_aggregation(
     for s in measured:
         scan.consume(*s)
     if count := _count(scan, numeric, groups, bool(found)):
-        field = _distinct(scan, count[1], senses)
+        field = _distinct(scan, count[1], senses, nouns)
         found.append((count[0], Aggregate(fn="count", field=field, distinct=field is not None)))
         scan.consume(*count)
     if not found:
@@ -124,23 +125,50 @@ _DIFFERENT = re.compile(
 )
 
 
-def _distinct(scan: Scan, end: int, senses: dict[str, Sense]) -> str | None:
+def _distinct(
+    scan: Scan, end: int, senses: dict[str, Sense], nouns: frozenset[str] = frozenset()
+) -> str | None:
     """ "how many different X": the column X names, read with its "different" (else None,
-    and the word stays to be reported)."""
+    and the word stays to be reported). Before a text column X, a kind word ("different
+    kinds of clients") and the model's own noun ("different channel owners" of channels)
+    may stand."""
     m = _DIFFERENT.match(scan.rest, end)
     if m is None:
         return None
-    head = scan.rest[m.end() : m.end() + 40]
+    best = _named_at(scan.rest, m.end(), senses.values())
+    start = m.end()
+    if best is None:
+        skip = _KIND_OF.match(scan.rest, m.end())
+        start = skip.end() if skip else m.end()
+        noun = re.match(r"([a-z]+)\s+", scan.rest[start:])
+        if noun and (noun[1] in nouns or noun[1].removesuffix("s") in nouns):
+            start += noun.end()  # "channel owners": the channels' owners
+        # The model's own text columns: "different scientists assigned to projects" counts
+        # scientists, not the projects they are assigned to.
+        text = [
+            s for s in senses.values() if s.column.type == "string" and "." not in s.column.name
+        ]
+        best = _named_at(scan.rest, start, text) if start > m.end() else None
+    if best is None:
+        return None
+    scan.consume(m.start(), start + best[0])
+    return best[1]
+
+
+def _named_at(text: str, start: int, senses: Iterable[Sense]) -> tuple[int, str] | None:
+    """The column whose longest phrase begins at ``start``: (its length, the column)."""
+    head = text[start : start + 40]
     best: tuple[int, str] | None = None
-    for sense in senses.values():
+    for sense in senses:
         for word in sense.words:
             hit = re.match(rf"{plural(word)}(?![a-z])", head) if word.isascii() else None
             if hit and (best is None or hit.end() > best[0]):
                 best = (hit.end(), sense.column.name)
-    if best is None:
-        return None
-    scan.consume(m.start(), m.end() + best[0])
-    return best[1]
+    return best
+
+
+#: "different kinds of", "distinct types of": the values themselves are the kinds.
+_KIND_OF = re.compile(r"(?:kinds?|types?|sorts?)\s+of\s+")
 
 
 def _inside_name(scan: Scan, m: re.Match[str], sense: Sense) -> bool:

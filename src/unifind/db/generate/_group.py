@@ -118,10 +118,15 @@ def read_top_group(
 _CUE = re.compile(
     # Not "for all": "the max and min grade point for all letter grades", "how many games
     # are played for all students" ask one aggregate over every row (issue #19).
-    r"(?<![a-z])(?:for each|for every|in each|of each|each|every|per|for different"
+    r"(?<![a-z])(?:for each|for every|in each|of each|each|every|per"
+    # "the total credits of courses by different departments", "the average age of
+    # students with different sex": the noun after "different" beside an aggregate is
+    # what it is taken per (not "of different": "the number of different majors and
+    # cities" counts distinct values)
+    r"|(?:for|by|in|with|across|among) (?:the )?different"
     r"|and the number|and number|and the count|and count|and how many|along with"
     # "and the corresponding number of gymnasts": an adjective may stand before the noun
-    r"|and (?:the|their) (?:corresponding|respective|total) (?:number|count)"
+    r"|and (?:(?:the|their) )?(?:corresponding|respective|total) (?:number|count)"
     r"|with the number|with their number)(?![a-z])"
 )
 
@@ -157,7 +162,8 @@ def loose_group(
         after = scan.text[each[0].end() :]
         named = [c for w, c in sorted(words.items(), key=lambda wc: -len(wc[0]))
                  if c not in used
-                 and re.match(rf"\s+(?:the\s+)?{plural(w)}(?![a-z])", after)]  # fmt: skip
+                 and re.match(rf"\s+(?:the\s+)?(?:different\s+)?{plural(w)}(?![a-z])",
+                              after)]  # fmt: skip
         per_row = any(re.match(rf"\s+(?:the\s+)?{plural(n)}(?![a-z])", after)
                       for n in nouns if n.isascii() and len(n) > 2)  # fmt: skip
         others = any(m[0] not in _EACH for m in _CUE.finditer(scan.text))

@@ -257,6 +257,10 @@ class BuiltinGenerator:
             unread["or"] = ()
         if dsl.limit and not dsl.orders and _FIRST_N.search(scan.text):
             unread["first"] = ()  # "the first 5 customers" by what? (see _unread_use)
+        if dsl.limit and dsl.groups and not dsl.orders:
+            # "the average and oldest age for each sex": the superlative sorts rows, the
+            # answer has groups; the limit alone keeps the database's pick of them
+            unread.update({f"order by {o.column}": () for o in shape.orders})
         if unread and strict:
             words_ = ", ".join(repr(w) for w in unread)
             raise GenerationError(
@@ -534,6 +538,8 @@ _FIRST_N = re.compile(r"(?<![a-z])first\s+(?:\d+|" + "|".join(
 def _unread_use(word: str, columns: tuple[str, ...], conditions: int) -> str:
     if word == "first" and not columns:
         return "no order is named: the first rows in the database's order"
+    if word.startswith("order by ") and not columns:
+        return "it sorts rows, the answer has groups: the ones shown are the database's pick"
     if not columns:  # a loose "or" (Ledger.loose_or)
         return f"the {conditions} conditions are all required: read as AND"
     return f"names {', '.join(columns)}, which the answer does not use"
