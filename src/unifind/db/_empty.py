@@ -31,6 +31,8 @@ from unifind.db.models import Model
 #: Most conditions probed one by one (each: the query counted without it, and with it alone).
 MAX_PROBES = 6
 _RANGE_OPS = (">", ">=", "<", "<=", "=", "between")
+#: Most alternatives (or columns) of an OR group a note lists; it says how many there are.
+SHOWN = 3
 
 #: Runs one SELECT and returns its rows (the leg's executor, with its timeout).
 Fetch = Callable[[sa.Select[Any]], Awaitable[list[dict[str, Any]]]]
@@ -211,7 +213,7 @@ class _Probe:
 def describe(term: Where) -> str:
     """A condition as a person reads it: ``price < 0``, ``category = laptop``."""
     if term.wheres is not None:
-        return "a group of alternatives (" + " or ".join(describe(w) for w in term.wheres) + ")"
+        return _group(term.wheres)
     if term.op in ("null", "notnull"):
         return f"{term.field} {'empty' if term.op == 'null' else 'set'}"
     if term.op == "between":
@@ -229,6 +231,39 @@ def describe(term: Where) -> str:
     if isinstance(term.value, FieldRef):  # a field compared with another field
         return f"{term.field} {term.op} {term.value.field}"
     return f"{term.field} {term.op} {_show(term.value)}"
+
+
+def _group(wheres: Sequence[Where]) -> str:
+    """A group named once, however many alternatives: a text search over many columns is
+    ``'x' in any of 11 columns (name, city, country, …)``; another group longer than
+    :data:`SHOWN` alternatives gives their count and the first few."""
+    runs: list[list[Where]] = []  # OR of AND-runs, as compile_wheres reads them
+    for w in wheres:
+        if not runs or w.or_:
+            runs.append([])
+        runs[-1].append(w)
+    if not runs:
+        return "(no condition)"
+    first = runs[0][0]
+    if len(runs) > 1 and all(len(r) == 1 and _same_search(r[0], first) for r in runs):
+        text = str(first.value).strip("%")
+        return f"{text!r} in any of {len(runs)} columns ({_first([r[0].field for r in runs])})"
+    # AND binds tighter than OR: a run of several conditions is bracketed.
+    shown = [" and ".join(describe(w) for w in r) for r in runs]
+    shown = [f"({t})" if len(r) > 1 < len(runs) else t for r, t in zip(runs, shown, strict=True)]
+    if len(runs) == 1:
+        return f"({shown[0]})"
+    if len(runs) <= SHOWN:
+        return "a group of alternatives (" + " or ".join(shown) + ")"
+    return f"any of {len(runs)} alternatives ({_first(shown)})"
+
+
+def _same_search(term: Where, first: Where) -> bool:
+    return term.field is not None and term.op == "like" == first.op and term.value == first.value
+
+
+def _first(names: Sequence[str | None]) -> str:
+    return ", ".join(map(str, names[:SHOWN])) + (", …" if len(names) > SHOWN else "")
 
 
 def _subquery(value: SubQuery) -> str:
