@@ -115,6 +115,8 @@ def read_order(
         for m in scan.find(pattern):
             if _inside_a_name(scan.text, m, senses):
                 continue  # "the latest logon" names date_of_latest_logon: no superlative
+            if _FROM_TO.search(scan.text[: m.start()]):
+                continue  # "by year from the most recent to the oldest": a direction
             n = m["pre"] or m["zpre"] or m["post"]
             if n:
                 limit = int(number(n))
@@ -172,9 +174,19 @@ def _inside_a_name(text: str, m: re.Match[str], senses: dict[str, Sense]) -> boo
     return False
 
 
+#: "from the most recent to the oldest": the ends of a sort's direction, no superlative.
+_FROM_TO = re.compile(r"(?<![a-z])(?:from|to)\s+(?:the\s+)?(?:most\s+)?$")
+#: A column whose name says it holds dates, whatever its declared type (text in SQLite).
+_DATE_NAME = re.compile(r"(?i)(?:^|_)(?:date|time|datetime|timestamp)(?:_|$)")
+
+
 def _target(senses: dict[str, Sense], target: str, scan: Scan) -> Column | None:
     if target == "date":
         dated = [s for s in senses.values() if s.column.type in ("date", "datetime")]
+        # No date column: a year number is the date ("the most recently opened track" of
+        # a track with year_opened), unless a column's name says it holds dates as text.
+        if not dated and not any(_DATE_NAME.search(s.column.name) for s in senses.values()):
+            dated = [s for s in senses.values() if s.role == "year"]
         named = [s for s in dated if any(phrase_need(w) in scan.text
                                          and phrase_pattern(w).search(scan.text)
                                          for w in s.words)]  # fmt: skip
