@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +38,11 @@ import sqlalchemy as sa
 
 from unifind.config import Settings
 from unifind.db._empty import why_empty
+from unifind.db._empty_sets import Relaxed, why_set_empty
 from unifind.db._pick import head_named, pick_one, spelt, unused_models
 from unifind.db.compile import compile_select, render
 from unifind.db.demo import DEMO_FILE, DEMO_MODELS_YAML
-from unifind.db.dsl import MAX_INT, QueryDSL, Where, combine, parse_dsl, validate_dsl
+from unifind.db.dsl import MAX_INT, QueryDSL, combine, parse_dsl, validate_dsl
 from unifind.db.execute import Executor, make_engine, missing_sqlite_file, source_error
 from unifind.db.generate._scan import normalise, phrase_pattern
 from unifind.db.generate.base import (
@@ -298,7 +299,7 @@ class DBLeg:
         note = f"generator {uses_name(generator)}"
         if (dsl.limit or 0) > self.row_cap:
             note += f"; limit {dsl.limit} capped at row_cap {self.row_cap}"
-        if not rows and not dsl.aggregates and not dsl.compound:
+        if not rows and not dsl.aggregates:
             joined = None if single_table(dsl) else (models, principal)
             why = await self._why_empty(model, table, permission, dsl, req, joined)
             run.notes += why
@@ -325,26 +326,12 @@ class DBLeg:
         async def fetch(stmt: sa.Select[Any]) -> list[dict[str, Any]]:
             return await executor.fetch(stmt, timeout_s=req.timeout_s)
 
-        query = None
-        if joined is not None:
-            models, principal = joined
-
-            def query(terms: Sequence[Where]) -> sa.Select[Any]:
-                relaxed = dsl.model_copy(
-                    update={"wheres": tuple(terms), "orders": (), "limit": None, "offset": None}
-                )
-                return compile_select(
-                    relaxed,
-                    model,
-                    permission=permission,
-                    limit=MAX_INT,
-                    table=table,
-                    models=models,
-                    permit=lambda m, t: permission_clause(m, t, principal),
-                ).statement.order_by(None)  # counted: the order changes nothing
-
+        relaxed = Relaxed(model, table, permission, *(joined or (None, None)))
         offset = req.offset + (dsl.offset or 0)
         try:
+            if dsl.compound:
+                return await why_set_empty(fetch, relaxed, dsl, offset)
+            query = None if joined is None else relaxed.query(dsl)
             return await why_empty(fetch, model, table, permission, dsl.wheres, offset, query=query)
         except SourceError as exc:
             return [f"why {model.name} has no rows was not checked: {exc}"]
