@@ -4,15 +4,16 @@ An empty answer can be right, or a condition can be wrong: the README's example 
 double quotes, ``"cheapest laptops under $1000"``, reaches us as ``under 000`` (the shell
 expanded ``$1``), compiles to ``price < 0`` and matches no row. Reported as a bare ``ok``
 with nothing, that is a silent wrong answer. So when a row query comes back empty, the
-leg counts again without each top-level condition in turn — a few bounded ``COUNT(*)``
-queries, the permission predicate always kept — and says which condition left nothing,
-and, when that condition matches no row on its own, the column's actual range (the
-sign of a mangled or implausible number: ``price < 0`` where every price is positive).
+leg counts again without each top-level condition in turn — ``COUNT(*)`` subqueries of
+one statement, the permission predicate always kept — and says which condition left
+nothing, and, when that condition matches no row on its own, the column's actual range
+(the sign of a mangled or implausible number: ``price < 0`` where every price is positive).
 
 Only AND-ed conditions are probed: taking one term out of an OR would narrow, not widen.
 Aggregates are not probed either (a ``count`` of 0 is itself the answer). A query along
 relations is probed the same way, each count being the whole joined query with one
-condition taken out (``count=``, the leg compiles it, every model's permission kept).
+condition taken out (``query=``, the leg compiles it, every model's permission kept); a
+set operation in ``db._empty_sets``.
 """
 
 from __future__ import annotations
