@@ -131,6 +131,28 @@ _CUE = re.compile(
 )
 
 
+def _number(word: str) -> str:
+    """``plural(word)``, and a plural column name's singular ("for each language" names
+    the column languages)."""
+    if len(word) > 4 and word.endswith("s") and not word.endswith("ss") and " " not in word:
+        return rf"(?:{plural(word[:-1])})"
+    return plural(word)
+
+
+def _after_noun(
+    after: str, words: dict[str, str], used: set[str], nouns: frozenset[str]
+) -> list[str]:
+    """The columns named right after the model's own noun ("each channel owner")."""
+    alternation = "|".join(plural(n) for n in sorted(nouns, key=len, reverse=True)
+                           if n.isascii() and len(n) > 2)  # fmt: skip
+    if not alternation:
+        return []
+    return [c for w, c in sorted(words.items(), key=lambda wc: -len(wc[0]))
+            if c not in used and w not in nouns
+            and re.match(rf"\s+(?:the\s+)?(?:{alternation})\s+{_number(w)}(?![a-z])",
+                         after)]  # fmt: skip
+
+
 _EACH = frozenset(("for each", "for every", "in each", "of each", "each", "every", "per"))
 
 
@@ -162,13 +184,15 @@ def loose_group(
         after = scan.text[each[0].end() :]
         named = [c for w, c in sorted(words.items(), key=lambda wc: -len(wc[0]))
                  if c not in used
-                 and re.match(rf"\s+(?:the\s+)?(?:different\s+)?{plural(w)}(?![a-z])",
+                 and re.match(rf"\s+(?:the\s+)?(?:different\s+)?{_number(w)}(?![a-z])",
                               after)]  # fmt: skip
         per_row = any(re.match(rf"\s+(?:the\s+)?{plural(n)}(?![a-z])", after)
                       for n in nouns if n.isascii() and len(n) > 2)  # fmt: skip
         others = any(m[0] not in _EACH for m in _CUE.finditer(scan.text))
         if per_row:  # "for every company" on companies: all rows, even if a column is
-            named = []  # called "company" too
+            # called "company" too; "for each channel owner": the model's noun names
+            # whose owner, the column after it is the group
+            named = _after_noun(after, words, used, nouns)
         best = (0, named[0]) if named else (best if others and not per_row else None)
     if best is None:
         return None
