@@ -16,7 +16,14 @@ from collections.abc import Iterable, Sequence
 
 from unifind.db._memo import per_object
 from unifind.db.dsl import QueryDSL, Where
-from unifind.db.generate._scan import Needing, Scan, normalise, phrase_need, phrase_pattern
+from unifind.db.generate._scan import (
+    Needing,
+    Scan,
+    finditer,
+    normalise,
+    phrase_pattern,
+    phrase_words,
+)
 from unifind.db.generate._sense import Sense
 from unifind.db.models import Model
 
@@ -47,18 +54,29 @@ class Ledger:
         self.scan = scan
         self._owner: list[str | None] = [None] * len(scan.text)
         #: Characters read before the ledger started (a join's phrase, ``_join``).
-        self._read = [a != b for a, b in zip(scan.text, scan.rest, strict=True)]
-        self._marked: str | None = None
+        self._read = (
+            [False] * len(scan.text)
+            if scan.rest == scan.text
+            else [a != b for a, b in zip(scan.text, scan.rest, strict=True)]
+        )
+        #: ``scan.rest`` at the last mark (before the first, the text: every character that
+        #: differs from it is a rule's).
+        self._marked = scan.text
 
     def mark(self, stage: str) -> None:
         """Characters consumed since the last mark belong to ``stage``."""
-        text, rest = self.scan.text, self.scan.rest
-        if rest is self._marked:
+        text, rest, last = self.scan.text, self.scan.rest, self._marked
+        if rest is last:
             return  # nothing consumed since: every changed character has its owner
         self._marked = rest
-        for i, ch in enumerate(rest):
-            if self._owner[i] is None and ch != text[i]:
-                self._owner[i] = stage
+        # A character the same as at the last mark has its owner already, or none to get
+        # (the last mark gave one to each that differed from the text): only the span
+        # that changed since is read (a mark a rule, ~13 a reading; issue #19 latency).
+        lo, hi = _changed(last, rest)
+        owner = self._owner
+        for i in range(lo, hi):
+            if owner[i] is None and rest[i] != text[i]:
+                owner[i] = stage
 
     def unused_columns(
         self, senses: dict[str, Sense], known: frozenset[str], dsl: QueryDSL
@@ -94,7 +112,7 @@ class Ledger:
         if len(dsl.wheres) < 2 or any(w.or_ for w in dsl.wheres):
             return False
         listed = any(w.op in ("in", "notin") for w in dsl.wheres)
-        for m in _OR.finditer(self.scan.rest):
+        for m in finditer(_OR, self.scan.rest):
             left, right = self._neighbour(m.start(), -1), self._neighbour(m.end(), 1)
             if left is None or right is None:
                 continue
@@ -145,11 +163,24 @@ class Ledger:
         return tuple(out.items()), confidence
 
 
+def _changed(before: str, after: str) -> tuple[int, int]:
+    """The span outside which two texts of one length are the same (it may be empty)."""
+    if before == after:
+        return 0, 0
+    if not (before.isascii() and after.isascii()):
+        return 0, len(after)
+    # One byte a character: the first and last differing bytes of the two, as numbers.
+    diff = int.from_bytes(before.encode(), "big") ^ int.from_bytes(after.encode(), "big")
+    first = len(after) - (diff.bit_length() + 7) // 8
+    last = len(after) - ((diff & -diff).bit_length() - 1) // 8
+    return first, last
+
+
 @per_object
 def _column_phrases(senses: dict[str, Sense]) -> Needing[tuple[str, re.Pattern[str]]]:
     """Each phrase naming a column, by the word its every match holds."""
     return Needing(
-        (phrase_need(p), (sense.column.name, phrase_pattern(p)))
+        (phrase_words(p), (sense.column.name, phrase_pattern(p)))
         for sense in senses.values()
         for p in _with_plurals({*sense.words, sense.column.name.lower().replace("_", " ")})
     )

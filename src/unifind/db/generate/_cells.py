@@ -11,11 +11,13 @@ say so.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from unifind.db._memo import per_object
 from unifind.db.dsl import Where
 from unifind.db.generate._scan import Scan, plural
 from unifind.db.generate._sense import Sense, model_words
@@ -119,7 +121,8 @@ def _before_value(tail: str) -> re.Pattern[str]:
 def _longest(
     scan: Scan, model: Model, words: list[re.Match[str]], i: int, skip: Callable[[str], bool]
 ) -> tuple[int, dict[str, list[str]]] | None:
-    if skip(words[i][0]):
+    first = words[i][0]
+    if not _begins_value(first, model) or skip(first):
         return None
     for j in range(min(len(words), i + CELL_WORDS) - 1, i - 1, -1):
         start, end = words[i].start(), words[j].end()
@@ -136,6 +139,22 @@ def _longest(
                 by_column.setdefault(column, []).append(stored)
             return j, by_column
     return None
+
+
+def _begins_value(word: str, model: Model) -> bool:
+    """Some stored value begins with ``word`` (or is it less a possessive "'s"): else no run
+    of words from it is one. Each run tried was a few lookups; a joined view holds thousands
+    of values, a question's words begin a few (issue #19 latency)."""
+    keys = _sorted_cells(model)
+    at = bisect.bisect_left(keys, word)
+    if at < len(keys) and keys[at].startswith(word):
+        return True
+    return word.endswith("'s") and word[:-2] in model.cells
+
+
+@per_object
+def _sorted_cells(model: Model) -> list[str]:
+    return sorted(model.cells)
 
 
 def _wheres(

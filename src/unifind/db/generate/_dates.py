@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from unifind.db.generate._scan import NUMBER_WORDS, Scan, number
+from unifind.db.generate._scan import NUMBER_WORDS, Scan, literals, number
 
 Range = tuple[dt.date, dt.date]  # [start, end)
 
@@ -24,6 +24,8 @@ MONTHS = {m: i for i, names in enumerate(
     for m in names}  # fmt: skip
 _MON = "|".join(sorted(MONTHS, key=len, reverse=True))
 _NUM = r"\d+|" + "|".join(NUMBER_WORDS)
+#: Each month's name begins with one of these.
+_MONTH3 = "|".join(sorted({m[:3] for m in MONTHS}))
 # Python look-behinds need a fixed width: one per word.
 _AFTER_WORD = (
     "(?:"
@@ -114,7 +116,9 @@ PATTERNS: list[tuple[re.Pattern[str], Maker]] = [
     (re.compile(rf"\b({_MON})\.?,? (\d{{4}})\b"), lambda m, _t: _month(int(m[2]), MONTHS[m[1]])),
     (re.compile(r"(\d{4})年"), lambda m, _t: _year_of(int(m[1]) - _t.year)(m, _t)),
     (
-        re.compile(rf"{_AFTER_WORD}((?:19|20)\d{{2}})\b"),
+        # The look-ahead is implied by what follows it: it spares trying the 30 look-behinds
+        # at every character (most of the time of reading dates; issue #19 latency).
+        re.compile(rf"(?=19|20){_AFTER_WORD}((?:19|20)\d{{2}})\b"),
         lambda m, t: _year_of(int(m[1]) - t.year)(m, t),
     ),
     (
@@ -155,9 +159,30 @@ PATTERNS: list[tuple[re.Pattern[str], Maker]] = [
     (re.compile(r"\b(?:last|previous|past) month\b|上个月|上月"), _this_month(-1)),
     (re.compile(r"\b(?:this|current) year\b|今年"), _year_of(0)),
     (re.compile(r"\b(?:last|previous|past) year\b|去年"), _year_of(-1)),
-    (re.compile(rf"{_AFTER_WORD}({_MON})\b"), lambda m, t: _recent_month(MONTHS[m[1]], t)),
+    (
+        re.compile(rf"(?={_MONTH3}){_AFTER_WORD}({_MON})\b"),
+        lambda m, t: _recent_month(MONTHS[m[1]], t),
+    ),
     (re.compile(r"(?<![\d.])(\d{1,2})月(?:份)?"), lambda m, t: _recent_month(int(m[1]), t)),
 ]
+
+
+def _union(patterns: list[re.Pattern[str]]) -> tuple[str, ...] | None:
+    """Texts one of which a match of any pattern holds (each pattern's ``literals``), the
+    shortest of any two that hold one another; None when a pattern requires none."""
+    found: set[str] = set()
+    for pattern in patterns:
+        needs = literals(pattern)
+        if needs is None:
+            return None
+        found.update(needs)
+    kept = sorted(found, key=lambda t: (len(t), t))
+    return tuple(t for i, t in enumerate(kept) if not any(k in t for k in kept[:i]))
+
+
+#: A question that holds none of these has no date: the patterns are not tried one by one
+#: (most questions; issue #19 latency).
+_ANY_DATE = _union([p for p, _ in PATTERNS])
 
 #: The word before a date, possibly with "the year (of)" between: "after the year 1989",
 #: "before year 2000", "founded after the year of 1850" (issue #19: "after" was searched as
@@ -183,6 +208,8 @@ class DateCondition:
 def read_dates(scan: Scan, today: dt.date) -> list[DateCondition]:
     """Consume every date expression; each becomes one condition."""
     found: list[DateCondition] = []
+    if _ANY_DATE is not None and not _holds_any(scan.rest, _ANY_DATE):
+        return found
     for pattern, make in PATTERNS:
         for m in scan.find(pattern):
             try:
@@ -202,6 +229,13 @@ def read_dates(scan: Scan, today: dt.date) -> list[DateCondition]:
                 op, start = ">=", end
             found.append(DateCondition(op, start, end))
     return found
+
+
+def _holds_any(text: str, needs: tuple[str, ...]) -> bool:
+    for need in needs:  # noqa: SIM110 (a loop: no generator made)
+        if need in text:
+            return True
+    return False
 
 
 def _direction(word: str) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from unifind.db.dsl import QueryDSL, SubQuery, Where, validate_dsl
 from unifind.db.generate._absent import _CLAUSE_END, _NEGATION
-from unifind.db.generate._scan import Scan, normalise
+from unifind.db.generate._scan import Scan, finditer, normalise
 from unifind.db.generate._view import JoinedView, finish, joined_relations
 from unifind.db.generate.base import Generation, GenerationError
 from unifind.db.models import Model
@@ -41,7 +41,7 @@ class Negation:
 def read_negation(question: str) -> Negation | None:
     """The question's only negation and its clause; None with none or several."""
     scan = Scan(question)
-    found = list(_NEGATION.finditer(scan.text))
+    found = list(finditer(_NEGATION, scan.text))
     if len(found) != 1:
         return None
     neg = found[0]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from unifind.db._memo import per_object
 from unifind.db.dsl import Aggregate, QueryDSL, Where
-from unifind.db.generate._scan import normalise, phrase_pattern
+from unifind.db.generate._scan import Needing, normalise, phrase_pattern, phrase_words
 from unifind.db.generate._sense import learn
 from unifind.db.models import Column, Model
 from unifind.db.relations import Relation
@@ -305,13 +305,20 @@ def shown_columns(dsl: QueryDSL, view: JoinedView, text: str) -> list[str]:
     join is then made for them alone."""
     if dsl.aggregates or dsl.select is not None:
         return []
-    return [
-        f
+    named = {f for f, pattern in _shown_phrases(view).present(text) if pattern.search(text)}
+    return [f for f in view.model.columns if f in named]
+
+
+@per_object
+def _shown_phrases(view: JoinedView) -> Needing[tuple[str, re.Pattern[str]]]:
+    """The aliases of each joined column one row per record shows, by the word every match
+    holds: a view has hundreds, a question names a few (issue #19 latency)."""
+    return Needing(
+        (phrase_words(w), (f, phrase_pattern(w)))
         for f, col in view.model.columns.items()
-        if "." in f
-        and not view.many(f.rsplit(".", 1)[0])  # one row per record
-        and any(phrase_pattern(w).search(text) for w in col.aliases)
-    ]
+        if "." in f and not view.many(f.rsplit(".", 1)[0])  # one row per record
+        for w in col.aliases
+    )
 
 
 def without_far_text(dsl: QueryDSL, view: JoinedView, text: str) -> QueryDSL | None:
