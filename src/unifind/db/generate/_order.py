@@ -105,7 +105,7 @@ def read_order(
     targets: dict[str, Column | None] = {}  # of senses and scan.text: once per kind
     # Every superlative's match holds one of their phrases: none here, no pattern can match
     # (nothing is consumed until one does).
-    candidates = _SUPERLATIVES if _ANY_SUPERLATIVE.search(scan.rest) else []
+    candidates = _SUPERLATIVES if scan.search(_ANY_SUPERLATIVE) else []
     for pattern, target, sort in candidates:
         if target not in targets:
             targets[target] = _target(senses, target, scan)

@@ -19,8 +19,9 @@ from unifind.db.generate._scan import (
     Scan,
     is_cjk,
     normalise,
-    phrase_need,
     phrase_pattern,
+    phrase_words,
+    search,
 )
 from unifind.db.generate._sense import Sense
 
@@ -63,7 +64,7 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
             if owners is None:  # only for a phrase the question has (it searches the text)
                 owners = _owners(holders, scan.text)
             if len(owners) > 1:
-                if len(key) > 1 and not NEG.search(scan.rest[: m.start()]):
+                if len(key) > 1 and not search(NEG, scan.rest[: m.start()]):
                     scan.consume(*m.span())
                     either.append(_any_of(owners))
                 continue
@@ -75,7 +76,7 @@ def read_values(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
                 if named is None:
                     continue  # "a" is an article, not energy class A
                 start = named
-            neg = NEG.search(scan.rest[:start]) or (
+            neg = search(NEG, scan.rest[:start]) or (
                 # a related model's value: "no related row holds it" (``_notin``), not !=
                 negated_before(scan.rest[:start]) if "." not in sense.column.name else None
             )
@@ -117,9 +118,9 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     return phrase_pattern(phrase)
 
 
-def _need(phrase: str) -> str:
-    """Text every match of ``_pattern(phrase)`` holds."""
-    return phrase.lower() if _code(phrase) else phrase_need(phrase)
+def _need(phrase: str) -> str | tuple[str, ...]:
+    """Text every match of ``_pattern(phrase)`` holds (of a phrase, each of its words)."""
+    return phrase.lower() if _code(phrase) else phrase_words(phrase)
 
 
 def _code(phrase: str) -> bool:
@@ -163,10 +164,10 @@ def read_flags(scan: Scan, senses: dict[str, Sense]) -> list[Where]:
         col = sense.column
         for m in scan.find(pattern):
             before = scan.rest[: m.start()]
-            neg = NEG.search(before) or (
-                NEG_LOOSE.search(before) if col.type == "boolean" else None
+            neg = search(NEG, before) or (
+                search(NEG_LOOSE, before) if col.type == "boolean" else None
             )
-            pos = POSITIVE.search(before)
+            pos = search(POSITIVE, before)
             if kind == "named" and not (neg or pos):
                 continue  # a bare column name ("price") states no condition
             if kind == "named" and _number_follows(scan, m.end()):
@@ -190,7 +191,7 @@ def _flag_words(senses: dict[str, Sense]) -> Needing[tuple[Sense, re.Pattern[str
         if col.type != "boolean":
             words += [(w, "named") for w in sense.words]
         ordered = sorted(words, key=lambda t: -len(t[0]))
-        out += [(phrase_need(w), (sense, phrase_pattern(w), kind)) for w, kind in ordered]
+        out += [(phrase_words(w), (sense, phrase_pattern(w), kind)) for w, kind in ordered]
     return Needing(out)
 
 
