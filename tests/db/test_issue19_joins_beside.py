@@ -84,6 +84,8 @@ async def test_a_count_listed_beside_the_columns_is_per_record(url: str, questio
         "the number of players",
         # the counted noun names no related model
         "the names of the clubs and the number of sponsors",
+        # the counted noun is the model's own: its rows, not a related model's
+        "the cities and the number of clubs in each city",
     ],
 )
 async def test_a_count_not_tied_to_the_listed_records_is_not_per_record(
@@ -92,3 +94,11 @@ async def test_a_count_not_tied_to_the_listed_records_is_not_per_record(
     res = await _ask(url, question)
     assert not any("rows counted per" in n for n in res.notes), (question, res.dsl, res.notes)
     assert {i.data.get("count") for i in res.items} != {3, 2}, res.dsl
+
+
+async def test_a_count_said_again_in_a_second_sentence_is_the_same_count(url: str) -> None:
+    question = "How many players does each club have? List the club name and the number of players."
+    res = await _ask(url, question)
+    assert _counts(res) == _PER_CLUB, res.dsl
+    # the groups show every column of the club: no word is left "not used"
+    assert res.status.value == "ok", res.notes

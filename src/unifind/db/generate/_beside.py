@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from unifind.db.dsl import QueryDSL
 from unifind.db.generate._absent import nouns_reaching
 from unifind.db.generate._scan import Scan, phrase_pattern
 from unifind.db.generate._sense import learn
@@ -60,6 +61,8 @@ def read_beside(
             per = _owner(scan.rest, m.end(), model, nouns)
             if per is None and not _lists_own(scan.text[: m.start()], model, nouns):
                 continue
+            if any(phrase_pattern(n).search(m["noun"]) for n in nouns(model)):
+                continue  # "the number of video games in each type": the model's own rows
             hits = nouns_reaching(m["noun"].strip(), many, models, owner, nouns, last=False,
                                   text=scan.text)  # fmt: skip
             if len(hits) != 1:
@@ -99,3 +102,20 @@ def _owner(rest: str, end: int, model: Model, nouns: Callable[[Model], list[str]
         if owner == noun or owner.startswith(f"{noun} "):
             return m.start("owner") + len(noun)
     return None
+
+
+#: Words asking for an order: with none read, the count said again may have lost one.
+_SORTED = re.compile(r"(?<![a-z])(?:sort|sorted|order|ordered|ascending|descending)(?![a-z])")
+
+
+def restated(dsl: QueryDSL, model: Model, text: str) -> bool:
+    """The reading's only aggregate is a plain count of rows, with no condition on it and
+    no order or groups but the model's own columns: the related count said again. Not
+    when the question asks for an order the reading does not hold ("sort by the course
+    count" read as nothing: the answer would leave the order out)."""
+    aggs = dsl.aggregates
+    if _SORTED.search(text) and not dsl.orders:
+        return False
+    return (len(aggs) == 1 and aggs[0].fn == "count" and aggs[0].field is None
+            and not dsl.havings and all(g in model.columns for g in dsl.groups)
+            and all(o.field == aggs[0].name for o in dsl.orders))  # fmt: skip

@@ -35,11 +35,11 @@ from unifind.db.generate._absent import (
     nouns_reaching,
     read_absent,
 )
-from unifind.db.generate._beside import read_beside
+from unifind.db.generate._beside import read_beside, restated
 from unifind.db.generate._both import both_span, pair, split
 from unifind.db.generate._exact import exact_related
 from unifind.db.generate._notin import negated
-from unifind.db.generate._ranked import ranked_per_record
+from unifind.db.generate._ranked import ranked_per_record, used_by_groups
 from unifind.db.generate._scan import Scan, number, phrase_pattern
 from unifind.db.generate._view import (
     JoinedView,
@@ -204,6 +204,17 @@ def read_with_joins(
     blank = _consumed(scan)
     try:
         alt = read(question, view.model, strict, models, blank)
+        if (
+            count is not None
+            and count.sort is None
+            and count.having is None
+            and restated(alt.dsl, model, Scan(question).text)
+        ):
+            # "How many employees does each role have? List the role and the number of
+            # employees": the second count is the first one said again
+            # (its order, "sorted by the count", is kept: ``_counted`` names it "count")
+            once = {"aggregates": (), "groups": ()}
+            alt = dataclasses.replace(alt, dsl=alt.dsl.model_copy(update=once))
         if count is not None and alt.dsl.aggregates:
             # "the average rating of each movie that received at least 2 ratings": the
             # count reading can't hold another aggregate; read the question without it
@@ -251,7 +262,9 @@ def read_with_joins(
             return plain
     if alt.off_topic:
         return _plain(plain, error)
-    return dataclasses.replace(alt, dsl=dsl, notes=(*alt.notes, note))
+    out = dataclasses.replace(alt, dsl=dsl, notes=(*alt.notes, note))
+    # A count per record shows every column of the model: none is "not used".
+    return used_by_groups(out, set(dsl.groups)) if count is not None else out
 
 
 def _names_near(question: str, model: Model, models: Mapping[str, Model]) -> bool:
@@ -363,7 +376,11 @@ def _counted(
     if dsl.aggregates or model.primary_key not in model.columns:
         return None
     rel = view.relations[count.relation]
-    orders = (Order(field="count", sort=count.sort),) if count.sort else ()  # type: ignore[arg-type]
+    orders: tuple[Order, ...] = ()
+    if count.sort:
+        orders = (Order(field="count", sort=count.sort),)  # type: ignore[arg-type]
+    else:  # the count said again with its order ("sorted by the number of ...")
+        orders = tuple(o for o in dsl.orders if o.field == "count")
     limit = dsl.limit if dsl.limit is not None else (1 if count.sort else None)
     counted = dsl.model_copy(update={
         "model": model.name,

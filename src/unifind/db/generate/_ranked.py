@@ -70,7 +70,7 @@ def ranked_per_record(
         "orders": (Order(field=name, sort=sort),),
         "limit": again.dsl.limit or 1,
     })  # fmt: skip
-    return _shown(dataclasses.replace(again, dsl=dsl), set(model.columns))
+    return used_by_groups(dataclasses.replace(again, dsl=dsl), set(model.columns))
 
 
 _UNUSED = re.compile(
@@ -78,7 +78,7 @@ _UNUSED = re.compile(
 )
 
 
-def _shown(gen: Generation, shown: set[str]) -> Generation:
+def used_by_groups(gen: Generation, shown: set[str]) -> Generation:
     """A word naming a column the groups now show is used: its note and its "not used" go."""
     words = set()
     notes = []
