@@ -51,6 +51,7 @@ from unifind.db.generate._sense import Sense, learn, model_words
 from unifind.db.generate._sort import read_sort
 from unifind.db.generate._text import read_text_conditions
 from unifind.db.generate._values import read_flags, read_values
+from unifind.db.generate._versus import read_versus
 from unifind.db.generate.base import Generation, GenerationError
 from unifind.db.models import Column, Model
 
@@ -157,6 +158,8 @@ class BuiltinGenerator:
         # Dates first: "最近30天" / "last 3 days" are ranges, not "the 30 most recent".
         wheres = self._dates(scan, senses)
         ledger.mark("date")
+        versus = read_versus(scan, senses, known)
+        wheres += [w for w, _ in versus]
         nested = _nested(scan)
         ledger.mark("nested")
         shape = _read_shape(scan, senses, model, known, self._rates)
@@ -197,6 +200,7 @@ class BuiltinGenerator:
             reading_notes = [top[1]]
         else:
             reading_notes = []
+        reading_notes += [note for _, note in versus]
         distinct = None
         if (not agg and not shape.orders and shape.limit is None
                 and (distinct := find_distinct(scan, senses, known))):  # fmt: skip
