@@ -56,5 +56,16 @@ def mysql_database(prefix: str) -> Iterator[str]:
         yield sa.make_url(MYSQL_DSN).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.begin() as conn:
+            # A connection a test left open (its transaction holds a metadata lock) would
+            # make DROP DATABASE wait for ever: end them first, and wait at most 30 s.
+            left = conn.exec_driver_sql(
+                "SELECT id FROM information_schema.processlist WHERE db = %s AND id <> "
+                "CONNECTION_ID()",
+                (name,),
+            ).all()
+            for (pid,) in left:
+                with contextlib.suppress(sa.exc.DBAPIError):
+                    conn.exec_driver_sql(f"KILL {int(pid)}")
+            conn.exec_driver_sql("SET SESSION lock_wait_timeout = 30")
             conn.exec_driver_sql(f"DROP DATABASE `{name}`")
         admin.dispose()

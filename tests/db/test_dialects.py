@@ -108,12 +108,11 @@ async def test_aggregates_come_back_as_cited_rows(db: tuple[str, str, str]) -> N
     finally:
         leg.close()
     engine = make_engine(url)
-    expected = dict(
-        tuple(r)
-        for r in engine.connect().exec_driver_sql(
-            "SELECT category, AVG(price) FROM products GROUP BY category"
-        )
-    )
+    # Closed at once: a connection left to the garbage collector keeps MySQL's metadata
+    # lock on products, and the fixture's DROP DATABASE waits for it.
+    with engine.connect() as conn:
+        rows = conn.exec_driver_sql("SELECT category, AVG(price) FROM products GROUP BY category")
+        expected = dict(tuple(r) for r in rows)
     engine.dispose()
     got = {
         (i.data or {})["category"]: (i.data or {})["avg_price"]
