@@ -26,8 +26,8 @@ FN_WORDS: list[tuple[str, str]] = [
 ]
 _FN_PATTERNS = [(fn, re.compile(p)) for fn, p in FN_WORDS]
 _COUNT = re.compile(
-    r"(?<![a-z])(?:how many|number of|count of|count)(?![a-z])|有多少|多少|几个|几位|几本|人数|总数"
-    r"|个数|数量"
+    r"(?<![a-z])(?:how many|(?:total\s+)?number of|count of|count)(?![a-z])"
+    r"|有多少|多少|几个|几位|几本|人数|总数|个数|数量"
 )
 _VALUE_CUE = re.compile(
     r"(?<![a-z])(?:what(?:'s| is| was| are| were)|how (?:much|high|low))(?![a-z])"
@@ -113,7 +113,7 @@ def _count(
     count = _COUNT.search(scan.rest)
     if count is None or (count[0] == "数量" and not groups and scan.rest[count.end() :].strip()):
         return None
-    if count[0] == "number of" and _names_number(scan.rest[count.end() :], numeric):
+    if count[0].endswith("number of") and _names_number(scan.rest[count.end() :], numeric):
         return None  # "the number of horses" is the column Total_Horses, not a count of rows
     if others and count[0] in ("count", "数量", "多少"):
         return None  # beside another function these say "how much", not "how many rows"
@@ -172,8 +172,11 @@ _KIND_OF = re.compile(r"(?:kinds?|types?|sorts?)\s+of\s+")
 
 
 def _inside_name(scan: Scan, m: re.Match[str], sense: Sense) -> bool:
-    """The function word begins a phrase naming the column ("total points" → pts)."""
-    return m[0] in sense.column.name.lower().split("_") or _begins(scan, m, sense)
+    """The function word begins a phrase naming the column ("total points" → pts), or is
+    part of its name: a joined one's too ("club_rank.Total": "the total number of clubs"
+    was read as sum(club_rank.Total), status ok; issue #19)."""
+    own = sense.column.name.rpartition(".")[2]
+    return m[0] in own.lower().split("_") or _begins(scan, m, sense)
 
 
 def _begins(scan: Scan, m: re.Match[str], sense: Sense) -> bool:

@@ -143,16 +143,40 @@ def model_as_text(dsl: QueryDSL, models: Mapping[str, Model]) -> list[Caveat]:
         if name not in reached
         for form in _noun_forms(other)
     }
+    # A one-word column of a related model the query does not read ("the songs that have
+    # result nominated" on music festivals, whose volume has a Song): issue #19, the word
+    # was searched in the festivals' text and the answer was ok.
+    own_columns = {c.lower() for c in own.columns}
+    columns = {
+        form: f"column {column} of {related.name}"
+        for name, rel in own.joins.items()
+        if name not in via and (related := models.get(rel.model)) is not None
+        for column in related.columns
+        if column.isalpha() and len(column) > 2 and column.lower() not in own_columns
+        for form in _forms(column.lower())
+    }  # fmt: skip
+    # A whole value of a related model's column ("tracks whose genre is Rock": genres.name
+    # holds "Rock"; it was searched in the tracks' names, status ok).
+    one_hop = [m for name, rel in own.joins.items()
+               if name not in via and (m := models.get(rel.model)) is not None]  # fmt: skip
     out: list[Caveat] = []
     for word, op in _searched(dsl.wheres):
-        other = names.get(word)
-        if other is None or any(c.word == word for c in out):
+        named = f"model {names[word]}" if word in names else columns.get(word)
+        if named is None and word not in own.cells:
+            named = next((f"a value of {m.name}.{held[0][0]}" for m in one_hop
+                          if (held := m.cells.get(word))), None)  # fmt: skip
+        if named is None or any(c.word == word for c in out):
             continue
         did = "searched as text" if op == "like" else "its absence searched as text"
-        note = (f"not understood: {word!r} (names model {other}, which this answer does not "
+        note = (f"not understood: {word!r} (names {named}, which this answer does not "
                 f"read; {did} in {dsl.model} instead)")  # fmt: skip
         out.append(Caveat(word, note))
     return out
+
+
+def _forms(word: str) -> set[str]:
+    single = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    return {single, f"{single}s"}
 
 
 def _noun_forms(model: Model) -> set[str]:

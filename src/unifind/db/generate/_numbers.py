@@ -125,14 +125,18 @@ def read_numbers(
     senses: dict[str, Sense],
     rates: dict[str, float],
     refused: list[str] | None = None,
+    rows: frozenset[str] = frozenset(),
 ) -> tuple[list[NumberCondition], list[str]]:
     """Consume every comparison a column can be found for; notes on currencies. A comparison
-    read but not compared (a currency with no rate) is added to ``refused``."""
+    read but not compared (a currency with no rate) is added to ``refused``. ``rows``: the
+    nouns naming the model's rows; "more than 10 employees" counts them (``_counts_rows``)."""
     numeric = [s for s in senses.values() if s.column.type in ("integer", "number")]
     found: list[NumberCondition] = []
     notes: list[str] = []
     for kind, pattern in PATTERNS:
         for m in scan.find(pattern):
+            if rows and _counts_rows(m, scan, rows, numeric):
+                continue
             cond = _condition(kind, m, scan, numeric, rates, notes)
             if cond is not False:
                 scan.consume(*m.span())
@@ -141,6 +145,38 @@ def read_numbers(
             elif cond is None and refused is not None:
                 refused.append(m[0].strip())
     return found, notes
+
+
+_NOUN = re.compile(r"\s*([a-z]+)(?![a-z])")
+
+
+def _counts_rows(m: re.Match[str], scan: Scan, rows: frozenset[str], numeric: list[Sense]) -> bool:
+    """ "department ids for which more than 10 employees had a commission", "majors that
+    have less than 3 students": a number followed by a noun naming the model's rows counts
+    rows; no column's value (issue #19: bound to the department id and the major, status
+    ok). Left unread, it is said. A column the noun names too ("over 100 employees" of a
+    headcount column) keeps it."""
+    if m["au"] or m["ac"]:
+        return False
+    first = _NOUN.match(scan.text, m.end())
+    if first is None:
+        return False
+    second = _NOUN.match(scan.text, first.end())
+    columns = {w for s in numeric for w in s.words}
+    phrases = [first[1]] + ([f"{first[1]} {second[1]}"] if second else [])
+    if any(_forms(p) & columns for p in phrases):
+        # "over 100 employees" of a headcount column: that column; "more than 1 draft
+        # copies": a noun of the rows after a column's word counts rows
+        return not (second is None or _forms(phrases[1]) & columns
+                    or not _forms(second[1]) & rows)  # fmt: skip
+    return bool(_forms(first[1]) & rows)
+
+
+def _forms(phrase: str) -> set[str]:
+    """A phrase and the singulars of its last word."""
+    head, _, last = phrase.rpartition(" ")
+    lasts = {last, last[:-1] if last.endswith("s") else last, f"{last[:-3]}y"}
+    return {f"{head} {w}".strip() for w in lasts}
 
 
 def _condition(

@@ -30,6 +30,7 @@ from unifind.db.generate._aggregate import Aggregation, read_aggregation
 from unifind.db.generate._caveats import model_as_text, self_link, unreached
 from unifind.db.generate._cells import read_cells
 from unifind.db.generate._comparative import read_comparatives
+from unifind.db.generate._counted import distinct_count
 from unifind.db.generate._dates import DateCondition, read_dates
 from unifind.db.generate._distinct import Distinct, find_distinct, find_listed
 from unifind.db.generate._group import loose_group, read_top_group
@@ -77,6 +78,10 @@ STOPWORDS = frozenset(
         "yet", "still", "already", "ever", "currently",
         "every",  # a quantifier like "all" ("list every album's title"); "for every X"
         # is read as a group before
+        # A conjunction, and the verb of belonging: "tracks that belong to the Rock genre"
+        # says what "have" says the other way round (a relation, which a join reads); as
+        # text they were searched for in every joined column (issue #19: wrong, status ok).
+        "but", "belong", "belongs", "belonged", "belonging",
     )
 )
 # fmt: on
@@ -135,7 +140,8 @@ class BuiltinGenerator:
         other ``models``, words naming a related model may join it (``_join``)."""
         if models and model.joins:
             gen = read_with_joins(self._read, question, model, models, strict)
-            return _unreached(gen, Scan(question).text, models)
+            text = Scan(question).text
+            return _unreached(distinct_count(gen, text, models), text, models)
         gen = self._read(question, model, strict)
         return _unreached(gen, "", models) if models else gen
 
@@ -175,7 +181,7 @@ class BuiltinGenerator:
         read_comparatives(scan, senses)
         ledger.mark("comparative")
         refused: list[str] = []  # read, not compared: the answer ignores them (partial)
-        numbers, number_notes = read_numbers(scan, senses, self._rates, refused)
+        numbers, number_notes = read_numbers(scan, senses, self._rates, refused, known)
         ledger.mark("number")
         wheres += number_wheres(scan.text, numbers)
         wheres += values + flags
@@ -421,6 +427,8 @@ class _Words:
     unknown: list[str]
     loose: list[str]
     guessed: list[str] = dataclasses.field(default_factory=list)
+    never: frozenset[str] = frozenset()
+    """Words never searched as text (``_NEVER_TEXT``, a column asked for by name)."""
 
     @classmethod
     def read(
@@ -428,20 +436,22 @@ class _Words:
     ) -> _Words:
         _consume_column_phrases(scan, senses)
         words = _keywords(scan, model)
-        keywords = [w for w in words if _in_vocabulary(w, model)]
+        never = _NEVER_TEXT | {w for w in _COLUMN_ASKS if _asks_column(w, scan.text)}
+        keywords = [w for w in words if _in_vocabulary(w, model) and w not in never]
         unknown = [w for w in words if w not in keywords and w not in known]
         unknown += [w for w in _LETTER.findall(scan.rest) if w not in unknown]
         unknown += [w for w in _QUOTED_LETTER.findall(scan.rest) if w not in unknown]
         if _THE_US.search(scan.rest) and "us" not in unknown:
             unknown.append("us")  # "in the US" is a country, not the pronoun "us"
-        return cls(keywords, unknown, _loose_operators(scan))
+        return cls(keywords, unknown, _loose_operators(scan), never=never)
 
     def guess(self, understood: bool, model: Model) -> None:
         if not understood and self.unknown and not model.vocabulary_complete and model.searchable:
             # Can't tell from a partial sample: search for them, and say so (issue #19: a
             # filter on words nobody confirmed is a guess, never a silent ok).
-            self.keywords, self.guessed, self.unknown = (
-                self.keywords + self.unknown, self.unknown, [])  # fmt: skip
+            guess = [w for w in self.unknown if w not in self.never]
+            self.keywords, self.guessed = self.keywords + guess, guess
+            self.unknown = [w for w in self.unknown if w in self.never]
 
     def unused(self) -> dict[str, str]:
         """Each word no rule could use → what was done with it instead."""
@@ -465,6 +475,25 @@ class _Words:
             notes.append(f"the question does not seem to be about {model.name}: nothing in it "
                          "names a column, a value or a word of its text")  # fmt: skip
         return notes
+
+
+#: Words that negate, ask for each value once or for a group: never a text to search for.
+#: Left unread by every rule they are said ("not understood"): "users who do not have any
+#: tweet" was answered with the tweets containing "not", "the different music genres" with
+#: the genres containing "different", "for each user" with the rows containing "each"
+#: (issue #19: wrong answers, status ok).
+_NEVER_TEXT = frozenset(("not", "no", "never", "none", "nor", "neither", "nothing",
+                         "nobody", "different", "distinct", "unique", "each", "per"))  # fmt: skip
+
+#: Parts of many columns' names that ask for a column when "of" follows them: "the names of
+#: the albums" (albums have a title) was answered with the albums whose joined names hold
+#: "name", "count the number of courses" with the courses whose title holds "number". Alone
+#: ("number") such a word is a text like any other.
+_COLUMN_ASKS = ("name", "number", "id")
+
+
+def _asks_column(word: str, text: str) -> bool:
+    return re.search(rf"(?<![a-z]){word}s?\s+of(?![a-z])", text) is not None
 
 
 #: A letter standing alone ("with D or S in their first name"), not the words "a" and "I"
@@ -751,7 +780,10 @@ _GENERIC_PARTS = frozenset(("id", "number", "name", "code", "type", "date", "cou
 
 def _negated_words(scan: Scan, model: Model) -> list[Where]:
     out = []
+    quoted = [q.span() for q in _QUOTED.finditer(scan.text)]
     for m in scan.find(_NEG_WORD):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # "outcome code 'No Response'": a value, not a negation
         word = m["w"] or m["z"]
         if word in STOPWORDS or _is_alias(word, model) or not model.searchable:
             continue
@@ -760,6 +792,10 @@ def _negated_words(scan: Scan, model: Model) -> list[Where]:
         scan.consume(*m.span())
         out.append(_like_any(_singular(word), model.searchable, "notlike"))
     return out
+
+
+#: A quoted stretch of the question (a value as the user wrote it).
+_QUOTED = re.compile(r"(?<![a-z0-9])[\"'“‘][^\"'”’]{1,80}[\"'”’](?![a-z0-9])")
 
 
 def _like_any(word: str, columns: list[Column], op: str) -> Where:
