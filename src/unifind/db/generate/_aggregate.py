@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from unifind.db.dsl import Aggregate, Where
-from unifind.db.generate._scan import Scan, plural
+from unifind.db.generate._scan import Scan, may_match, plural, search
 from unifind.db.generate._sense import Sense
 
 FN_WORDS: list[tuple[str, str]] = [
@@ -48,6 +48,7 @@ _HOLDER = re.compile(r"(?<![a-z])(?:with|having|has|have|had)\s+the\s+$")
 _ROW_CUE = re.compile(r"(?<![a-z])(?:who|whom|which|whose)(?![a-z])|谁|哪")
 _GROUP_EN = r"(?<![a-z])(?:by|per|for each|in each|for every|each|every|across)\s+(?:the\s+)?"
 _GROUP_ZH = r"(?:各个|各|每个|每位|每一个|每一|每|按)\s*"
+_GROUP_CUE = re.compile(f"{_GROUP_EN}|{_GROUP_ZH}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +86,7 @@ def read_aggregation(
                 # mean temperature": "mean" begins mean_temperature_f's name
             if fn in ("max", "min") and not groups and not _asks_value(scan, m, span, nouns):
                 continue
-            cue = _VALUE_CUE.search(scan.rest) if fn in ("max", "min") else None
+            cue = scan.search(_VALUE_CUE) if fn in ("max", "min") else None
             for s in (m.span(), *([cue.span()] if cue else [])):
                 scan.consume(*s)
             # The measure stays readable until every function is read: "total and average
@@ -110,7 +111,7 @@ def _count(
     scan: Scan, numeric: list[Sense], groups: list[str], others: bool
 ) -> tuple[int, int] | None:
     """The span of a count phrase ("how many", "number of", "多少"), if it asks one."""
-    count = _COUNT.search(scan.rest)
+    count = scan.search(_COUNT)
     if count is None or (count[0] == "数量" and not groups and scan.rest[count.end() :].strip()):
         return None
     if count[0].endswith("number of") and _names_number(scan.rest[count.end() :], numeric):
@@ -214,18 +215,18 @@ def _asks_value(scan: Scan, m: re.Match[str], span: tuple[int, int], nouns: froz
         return False
     if listed and not any(w in _LISTED - {"and", "or", "the"} for w in listed):
         return False
-    if listed and not _ROW_CUE.search(scan.text):
+    if listed and not search(_ROW_CUE, scan.text):
         return True  # a list of functions over one column asks their values
-    if _LIST_BEFORE.search(scan.text[: m.start()]) and not _ROW_CUE.search(scan.text):
+    if search(_LIST_BEFORE, scan.text[: m.start()]) and not search(_ROW_CUE, scan.text):
         return True  # "the average and maximum damage": the second of a list
     if word.endswith("ed") or word == "paid":
         return False
-    if _HOLDER.search(scan.text[: m.start()]) or _TOP_N.search(scan.text[: m.start()]):
+    if search(_HOLDER, scan.text[: m.start()]) or search(_TOP_N, scan.text[: m.start()]):
         return False  # "the city with the largest population": the row holding it
-    if _VALUE_CUE.search(scan.text):
+    if search(_VALUE_CUE, scan.text):
         return True
     rows = "|".join(re.escape(n) for n in sorted(nouns, key=len, reverse=True) if n)
-    return not _ROW_CUE.search(scan.text) and not (
+    return not search(_ROW_CUE, scan.text) and not (
         rows and re.search(rf"(?<![a-z])(?:{rows})(?![a-z])", scan.text)
     )
 
@@ -242,6 +243,8 @@ def _groups(
     scan: Scan, senses: dict[str, Sense], nouns: frozenset[str] = frozenset()
 ) -> tuple[list[str], list[tuple[int, int]]]:
     found: list[tuple[tuple[int, int], str]] = []
+    if not may_match(_GROUP_CUE, scan.rest):
+        return [], []  # every group pattern holds a cue word (a joined view has hundreds)
     for sense in senses.values():
         if sense.column.type not in ("string", "boolean"):
             continue

@@ -28,7 +28,7 @@ from typing import Any
 from unifind.db.dsl import QueryDSL
 from unifind.db.generate._account import used_fields
 from unifind.db.generate._cells import Cell
-from unifind.db.generate._scan import plural
+from unifind.db.generate._scan import plural, search
 from unifind.db.models import Model
 
 
@@ -126,14 +126,15 @@ def _phrase_re(phrase: str) -> re.Pattern[str]:
 
 
 def _said(phrase: str, text: str) -> bool:
-    return bool(_phrase_re(phrase).search(text))
+    return bool(search(_phrase_re(phrase), text))
 
 
 def model_as_text(dsl: QueryDSL, models: Mapping[str, Model]) -> list[Caveat]:
     """Words searched as text (LIKE / NOT LIKE over the searchable columns) that name another
     model of the database, one the query does not read."""
     own = models.get(dsl.model) if dsl.model else None
-    if own is None:
+    searched = _searched(dsl.wheres)
+    if own is None or not searched:
         return []
     via = {f.split(".", 1)[0] for f in (*used_fields(dsl), *(dsl.select or ())) if "." in f}
     reached = {own.name, *(r.model for n, r in own.joins.items() if n in via)}
@@ -160,7 +161,7 @@ def model_as_text(dsl: QueryDSL, models: Mapping[str, Model]) -> list[Caveat]:
     one_hop = [m for name, rel in own.joins.items()
                if name not in via and (m := models.get(rel.model)) is not None]  # fmt: skip
     out: list[Caveat] = []
-    for word, op in _searched(dsl.wheres):
+    for word, op in searched:
         named = f"model {names[word]}" if word in names else columns.get(word)
         if named is None and word not in own.cells:
             named = next((f"a value of {m.name}.{held[0][0]}" for m in one_hop

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from unifind.db._memo import per_object
-from unifind.db.generate._scan import NUMBER_WORDS, Scan, number, plural
+from unifind.db.generate._scan import NUMBER_WORDS, Scan, number, plural, search
 from unifind.db.generate._sense import Sense
 
 _MOST = (
@@ -96,7 +96,7 @@ def read_top_group(
     scan: Scan, senses: dict[str, Sense], title: str | None, numeric_words: frozenset[str]
 ) -> TopGroup | None:
     """Consume "which X has the most ..." and kin; None when the question has none."""
-    if not _CUE_WORDS.search(scan.rest):
+    if not scan.search(_CUE_WORDS):
         return None  # each pattern holds one (see _MOST, _COMMON)
     words, patterns = _top_patterns(senses, title)
     if not words:
@@ -162,7 +162,7 @@ def loose_group(
     """A text column named beside an aggregate with a cue ("each", "and the number of"):
     the aggregate is per value of that column. The title column counts too here ("the name
     and the number of ..." groups by name)."""
-    cue = _CUE.search(scan.text)  # "and the number of": its count may be read already
+    cue = search(_CUE, scan.text)  # "and the number of": its count may be read already
     if cue is None:
         return None
     words = group_words(senses, None, keys=True)

@@ -198,6 +198,7 @@ def read_with_joins(
     if view is None:
         return _plain(plain, error)
     scan = Scan(question)
+    text = scan.text  # the question normalised, once (``Scan.text`` is never changed)
     count = read_related_count(scan, view, models)
     many = {n: r for n, r in view.relations.items() if r.type == "has_many"}
     absent = None if count else read_absent(scan, many, models, model.name, _nouns)
@@ -227,16 +228,16 @@ def read_with_joins(
     if blank is None:
         alt = _per_record(read, question, model, view, alt, strict, models)
         alt = ranked_per_record(read, question, model, view, alt, strict, models) or alt
-    kept = without_far_text(alt.dsl, view, Scan(question).text)
+    kept = without_far_text(alt.dsl, view, text)
     if kept is None:
         return _plain(plain, error)
     alt = dataclasses.replace(alt, dsl=kept)
     if count is not None:
         made = _counted(alt.dsl, model, view, count, models)
     elif absent is not None:
-        made = _without(alt.dsl, model, view, absent, models, Scan(question).text)
+        made = _without(alt.dsl, model, view, absent, models, text)
     else:
-        made = finish(alt.dsl, model, view, Scan(question).text)
+        made = finish(alt.dsl, model, view, text)
     neg = None
     if blank is None and count is None and absent is None:
         neg = negated(read, question, model, view, strict, models)
@@ -364,6 +365,8 @@ def _plain(plain: Generation | None, error: GenerationError | None) -> Generatio
 
 
 def _consumed(scan: Scan) -> tuple[int, int] | None:
+    if scan.rest == scan.text:
+        return None  # nothing read (most questions)
     spans = [i for i, (a, b) in enumerate(zip(scan.text, scan.rest, strict=True)) if a != b]
     return (spans[0], spans[-1] + 1) if spans else None
 

@@ -91,6 +91,8 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("bare", re.compile(_val("a"))),  # kept only WITH a unit: "4 stars", "$500"
 ]
 
+_DIGIT = re.compile(r"\d")
+
 _HINTS = {
     "money": ("cheaper", "pricier", "expensive", "cost", "costs", "priced", "price", "budget",
               "便宜", "贵", "价格", "spent", "spend", "earning", "earn", "paid"),
@@ -133,6 +135,8 @@ def read_numbers(
     numeric = [s for s in senses.values() if s.column.type in ("integer", "number")]
     found: list[NumberCondition] = []
     notes: list[str] = []
+    if not _DIGIT.search(scan.rest):
+        return found, notes  # every pattern's match holds a digit (most questions: none)
     for kind, pattern in PATTERNS:
         for m in scan.find(pattern):
             if rows and _counts_rows(m, scan, rows, numeric):

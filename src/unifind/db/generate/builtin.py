@@ -44,9 +44,11 @@ from unifind.db.generate._scan import (
     Needing,
     Scan,
     is_cjk,
+    may_match,
     normalise,
-    phrase_need,
     phrase_pattern,
+    phrase_words,
+    search,
 )
 from unifind.db.generate._sense import Sense, learn, model_words
 from unifind.db.generate._sort import read_sort
@@ -265,7 +267,7 @@ class BuiltinGenerator:
         unread = _unread_columns(ledger, senses, known, dsl, model)
         if ledger.loose_or(dsl):
             unread["or"] = ()
-        if dsl.limit and not dsl.orders and _FIRST_N.search(scan.text):
+        if dsl.limit and not dsl.orders and search(_FIRST_N, scan.text):
             unread["first"] = ()  # "the first 5 customers" by what? (see _unread_use)
         if dsl.limit and dsl.groups and not dsl.orders:
             # "the average and oldest age for each sex": the superlative sorts rows, the
@@ -440,8 +442,8 @@ class _Words:
         keywords = [w for w in words if _in_vocabulary(w, model) and w not in never]
         unknown = [w for w in words if w not in keywords and w not in known]
         unknown += [w for w in _LETTER.findall(scan.rest) if w not in unknown]
-        unknown += [w for w in _QUOTED_LETTER.findall(scan.rest) if w not in unknown]
-        if _THE_US.search(scan.rest) and "us" not in unknown:
+        unknown += [w for w in _quoted_letters(scan.rest) if w not in unknown]
+        if scan.search(_THE_US) and "us" not in unknown:
             unknown.append("us")  # "in the US" is a country, not the pronoun "us"
         return cls(keywords, unknown, _loose_operators(scan), never=never)
 
@@ -504,6 +506,10 @@ _LETTER = re.compile(r"(?<![a-z0-9'’.-])([b-hj-z])(?![a-z0-9'’-])")
 #: A quoted letter, "a" and "i" too ('who have an "a" in their first name'): a value no rule
 #: read, said (issue #19: it vanished and every row came back with status ok).
 _QUOTED_LETTER = re.compile(r"[\"'“”‘’`]([a-z])[\"'“”‘’`]")
+
+
+def _quoted_letters(text: str) -> list[str]:
+    return _QUOTED_LETTER.findall(text) if may_match(_QUOTED_LETTER, text) else []
 
 
 _THE_US = re.compile(r"(?<![a-z])the\s+us(?![a-z])")
@@ -645,13 +651,15 @@ def _several_words(senses: dict[str, Sense]) -> Needing[re.Pattern[str]]:
     """Each several-word column phrase, by its first word (a joined view has hundreds of
     phrases and a few first words: issue #19 latency)."""
     words = [w for s in senses.values() for w in s.words if " " in w]
-    return Needing((phrase_need(w), phrase_pattern(w)) for w in words)
+    return Needing((phrase_words(w), phrase_pattern(w)) for w in words)
 
 
 def _measure_nouns(scan: Scan, senses: dict[str, Sense]) -> None:
     """ "page count", "performance score": a number column's word followed by a generic
     measure noun names that column; the noun is read here, before "count" can become a
     count of rows ("the highest page count" is max(pages))."""
+    if not any(noun in scan.rest for noun in _MEASURE_NOUNS):
+        return  # every match holds one (most questions: no pattern is tried)
     for pattern, need in _measure_patterns(senses):
         if need in scan.rest:  # every match holds it; a joined view has hundreds of words
             for m in pattern.finditer(scan.rest):
@@ -673,6 +681,10 @@ def _measure_patterns(senses: dict[str, Sense]) -> list[tuple[re.Pattern[str], s
                 stem = word[:-1] if numeric and word.endswith("s") else word
                 out.append((pattern, stem))
     return out
+
+
+#: The nouns of ``_counted`` and ``_numbered``.
+_MEASURE_NOUNS = ("count", "number", "score", "value", "figure")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -737,7 +749,7 @@ def _per_value(scan: Scan, wheres: list[Where]) -> str | None:
     """The column whose values a question counts one by one ("how many are A and how many
     are B"): the one list of values it names; the second "how many" is read."""
     lists = [w.field for w in wheres if w.op == "in" and w.field and not w.wheres]
-    m = _PER_VALUE.search(scan.text)
+    m = search(_PER_VALUE, scan.text)
     if m is None or len(lists) != 1 or len(wheres) != 1:
         return None
     second = scan.text.rindex("and how many", m.start(), m.end())
