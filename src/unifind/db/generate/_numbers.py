@@ -142,6 +142,12 @@ def read_numbers(
             if rows and _counts_rows(m, scan, rows, numeric):
                 continue
             cond = _condition(kind, m, scan, numeric, rates, notes)
+            if isinstance(cond, NumberCondition) and kind != "bare" and (
+                    other := _other_nearer(m, scan, numeric, senses)):  # fmt: skip
+                said = " ".join(m[0].split())
+                notes.append(f"{said!r} follows {other.column.name}, which holds no numbers: "
+                             f"not compared with {cond.column} (ignored)")  # fmt: skip
+                cond = None
             if cond is not False:
                 scan.consume(*m.span())
             if isinstance(cond, NumberCondition):
@@ -270,6 +276,38 @@ def _nearest(senses: list[Sense], m: re.Match[str], scan: Scan) -> Sense | None:
                 dist = hit2.start() + 5  # prefer a word before the number
                 best = min(best, (dist, sense), key=_dist) if best else (dist, sense)
     return best[1] if best else None
+
+
+def _other_nearer(
+    m: re.Match[str], scan: Scan, numeric: list[Sense], senses: dict[str, Sense]
+) -> Sense | None:
+    """The column named right before a comparison when it is not a number column and names
+    it closer than any number column does: "hosts of age above 50" where age is text (issue
+    #19: bound to a number of hosts, status ok). The comparison is that column's; binding a
+    farther number column answers another question. Words before the comparison only (the
+    ones after it read as its unit or its noun)."""
+    before = scan.rest[max(0, m.start() - 30) : m.start()]
+
+    def gap(sense: Sense) -> int | None:
+        ends = [h.end() for w in sense.words for h in phrase_pattern(w).finditer(before)]
+        return len(before) - max(ends) if ends else None
+
+    near = [d for s in numeric if (d := gap(s)) is not None]
+    best: tuple[int, Sense] | None = None
+    for sense in senses.values():
+        if sense.column.type in ("integer", "number") or sense in numeric:
+            continue
+        d = gap(sense)
+        if d is not None and (best is None or d < best[0]):
+            best = (d, sense)
+    if best is None or (near and min(near) <= best[0]):
+        return None
+    # Only a word right before the comparison ("age above", "age is over", "age of over"),
+    # not one a clause away.
+    return best[1] if _JOINER.fullmatch(before[len(before) - best[0] :]) else None
+
+
+_JOINER = re.compile(r"[\s,]*(?:(?:is|of|was|are|were)\s*)?")
 
 
 def _named_beside(m: re.Match[str], scan: Scan, numeric: list[Sense]) -> Sense | None:
