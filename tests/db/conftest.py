@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,3 +108,24 @@ def understood_of(res: SearchResult) -> dict[str, str]:
     """``res.understood``, asserted present."""
     assert res.understood is not None, res.notes
     return res.understood
+
+
+def sqlite_file(path: Path, statements: Sequence[str]) -> str:
+    """The URL of a new SQLite file at ``path`` made by ``statements`` (DDL and rows)."""
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        for sql in statements:
+            conn.execute(sa.text(sql))
+    engine.dispose()
+    return f"sqlite:///{path}"
+
+
+async def ask_model(url: str, models: dict[str, Any], model: str, question: str) -> Any:
+    """The leg's answer to ``question`` on ``model`` of a fresh leg (typed Any: tests index
+    ``item.data``)."""
+    leg = DBLeg(url, models)
+    try:
+        req = SearchRequest(type="db", query=question, limit=100, models=(model,))
+        return await leg.search(req)
+    finally:
+        leg.close()

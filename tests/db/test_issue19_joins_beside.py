@@ -6,15 +6,11 @@ against hand-written SQL."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
-from unifind.db.leg import DBLeg
-from unifind.types import SearchRequest
+from .conftest import ask_model, sqlite_file
 
 _DDL = (
     "CREATE TABLE clubs (id INTEGER PRIMARY KEY, name TEXT, city TEXT)",
@@ -38,23 +34,12 @@ _PER_CLUB = {("Rovers", 3), ("United", 2)}
 
 
 @pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    path: Path = tmp_path_factory.mktemp("beside") / "clubs.sqlite"
-    engine = sa.create_engine(f"sqlite:///{path}")
-    with engine.begin() as conn:
-        for sql in (*_DDL, *_ROWS):
-            conn.execute(sa.text(sql))
-    engine.dispose()
-    yield f"sqlite:///{path}"
+def url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return sqlite_file(tmp_path_factory.mktemp("beside") / "clubs.sqlite", (*_DDL, *_ROWS))
 
 
 async def _ask(url: str, question: str) -> Any:
-    leg = DBLeg(url, _MODELS)
-    try:
-        req = SearchRequest(type="db", query=question, limit=100, models=("clubs",))
-        return await leg.search(req)
-    finally:
-        leg.close()
+    return await ask_model(url, _MODELS, "clubs", question)
 
 
 def _counts(res: Any) -> set[tuple[str, int]]:

@@ -6,15 +6,11 @@ foreign key), answers checked against hand-written rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
-from unifind.db.leg import DBLeg
-from unifind.types import SearchRequest
+from .conftest import ask_model, sqlite_file
 
 _DDL = (
     "CREATE TABLE genres (id INTEGER PRIMARY KEY, name TEXT)",
@@ -33,23 +29,12 @@ _MODELS: dict[str, Any] = {
 
 
 @pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    path: Path = tmp_path_factory.mktemp("exact") / "songs.sqlite"
-    engine = sa.create_engine(f"sqlite:///{path}")
-    with engine.begin() as conn:
-        for sql in (*_DDL, *_ROWS):
-            conn.execute(sa.text(sql))
-    engine.dispose()
-    yield f"sqlite:///{path}"
+def url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return sqlite_file(tmp_path_factory.mktemp("exact") / "songs.sqlite", (*_DDL, *_ROWS))
 
 
 async def _titles(url: str, question: str) -> tuple[set[str], Any]:
-    leg = DBLeg(url, _MODELS)
-    try:
-        req = SearchRequest(type="db", query=question, limit=100, models=("songs",))
-        res = await leg.search(req)
-    finally:
-        leg.close()
+    res = await ask_model(url, _MODELS, "songs", question)
     return {str(i.data["title"]) for i in res.items}, res
 
 

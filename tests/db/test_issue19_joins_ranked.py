@@ -6,15 +6,11 @@ hand-computed values."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
-from unifind.db.leg import DBLeg
-from unifind.types import SearchRequest
+from .conftest import ask_model, sqlite_file
 
 _DDL = (
     "CREATE TABLE restaurants (id INTEGER PRIMARY KEY, name TEXT, city TEXT)",
@@ -35,23 +31,12 @@ _MODELS: dict[str, Any] = {
 
 
 @pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    path: Path = tmp_path_factory.mktemp("ranked") / "food.sqlite"
-    engine = sa.create_engine(f"sqlite:///{path}")
-    with engine.begin() as conn:
-        for sql in (*_DDL, *_ROWS):
-            conn.execute(sa.text(sql))
-    engine.dispose()
-    yield f"sqlite:///{path}"
+def url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return sqlite_file(tmp_path_factory.mktemp("ranked") / "food.sqlite", (*_DDL, *_ROWS))
 
 
 async def _ask(url: str, question: str) -> Any:
-    leg = DBLeg(url, _MODELS)
-    try:
-        req = SearchRequest(type="db", query=question, limit=100, models=("restaurants",))
-        return await leg.search(req)
-    finally:
-        leg.close()
+    return await ask_model(url, _MODELS, "restaurants", question)
 
 
 @pytest.mark.parametrize(
