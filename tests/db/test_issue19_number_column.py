@@ -84,3 +84,31 @@ async def test_the_number_column_named_right_before_is_still_compared(leg: DBLeg
     result = await ask(leg, "cities of gigs with number of bands above 2")
     assert result.status.value == "ok"
     assert {i.data["city"] for i in result.items if i.data} == {"Lyon", "Porto"}
+
+
+async def test_the_models_own_noun_is_no_column_before_a_comparison(tmp_path: Path) -> None:
+    """A date column whose name holds the model's noun ("visit_date" of visits) is also called
+    by it; "visits under 50 dollars" still compares the fee — the noun names the rows."""
+    path = tmp_path / "visits.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE visits (id INTEGER PRIMARY KEY, visit_date DATE, "
+                     "fee REAL, minutes INTEGER)")  # fmt: skip
+        conn.executemany("INSERT INTO visits VALUES (?,?,?,?)",
+                         [(1, "2025-01-02", 30, 15), (2, "2025-01-03", 80, 45),
+                          (3, "2025-01-04", 45, 30)])  # fmt: skip
+    conn.close()
+    models = {"visits": {"primary_key": "id", "columns": {
+        "id": {"type": "integer"}, "visit_date": {"type": "date"},
+        "fee": {"type": "number", "unit": "USD"},
+        "minutes": {"type": "integer", "unit": "minutes"}}}}  # fmt: skip
+    leg = DBLeg(f"sqlite:///{path}", models, sample_ttl_s=0)
+    try:
+        for question, ids in [("visits under 50 dollars", {"1", "3"}),
+                              ("visits shorter than 20 minutes", {"1"})]:  # fmt: skip
+            result = await leg.search(
+                SearchRequest(type="db", query=question, models=("visits",), limit=100)
+            )
+            assert result.status.value == "ok", result.notes
+            assert {i.record_id for i in result.items} == ids, result.dsl
+    finally:
+        leg.close()

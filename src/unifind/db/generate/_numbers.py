@@ -143,7 +143,7 @@ def read_numbers(
                 continue
             cond = _condition(kind, m, scan, numeric, rates, notes)
             if isinstance(cond, NumberCondition) and kind != "bare" and (
-                    other := _other_nearer(m, scan, numeric, senses)):  # fmt: skip
+                    other := _other_nearer(m, scan, numeric, senses, rows)):  # fmt: skip
                 said = " ".join(m[0].split())
                 notes.append(f"{said!r} follows {other.column.name}, which holds no numbers: "
                              f"not compared with {cond.column} (ignored)")  # fmt: skip
@@ -279,7 +279,11 @@ def _nearest(senses: list[Sense], m: re.Match[str], scan: Scan) -> Sense | None:
 
 
 def _other_nearer(
-    m: re.Match[str], scan: Scan, numeric: list[Sense], senses: dict[str, Sense]
+    m: re.Match[str],
+    scan: Scan,
+    numeric: list[Sense],
+    senses: dict[str, Sense],
+    rows: frozenset[str] = frozenset(),
 ) -> Sense | None:
     """The column named right before a comparison when it is not a number column and names
     it closer than any number column does: "hosts of age above 50" where age is text (issue
@@ -289,7 +293,10 @@ def _other_nearer(
     before = scan.rest[max(0, m.start() - 30) : m.start()]
 
     def gap(sense: Sense) -> int | None:
-        ends = [h.end() for w in sense.words for h in phrase_pattern(w).finditer(before)]
+        # The model's own nouns name its rows, not a column ("appointments under 50
+        # dollars": appointment_date is also called "appointments").
+        words = [w for w in sense.words if w not in rows]
+        ends = [h.end() for w in words for h in phrase_pattern(w).finditer(before)]
         return len(before) - max(ends) if ends else None
 
     near = [d for s in numeric if (d := gap(s)) is not None]
